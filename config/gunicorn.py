@@ -1,0 +1,10 @@
+"""gunicorn settings for the `web` process (Procfile). Threads, not async: see README."""
+
+import os
+
+bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gthread"
+threads = int(os.environ.get("WEB_THREADS", "8"))
+timeout = 60
+accesslog = "-" if os.environ.get("WEB_ACCESS_LOG", "") else None

@@ -1,0 +1,162 @@
+"""Settings, read from the environment in this one place.
+
+Nothing set gives a working service on this machine: a private Postgres with
+pgvector and a private Redis under var/, started on demand (config/embedded.py).
+Every variable is listed in the README's configuration table.
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from config import embedded
+from config.env import ConfigurationError, env_bool, env_choice, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("INGEST_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+
+
+def _secret_key() -> str:
+    """DJANGO_SECRET_KEY, or a random key kept in var/ so sessions survive restarts."""
+    configured = env_str("DJANGO_SECRET_KEY")
+    if configured:
+        return configured
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_dramatiq",
+    "documents",
+    "jobs",
+    "search",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --------------------------------------------------------------------------- services
+
+DATABASE_URL = env_str("DATABASE_URL") or embedded.postgres_url(DATA_DIR / "pg")
+REDIS_URL = env_str("REDIS_URL") or embedded.redis_url(DATA_DIR / "redis")
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+DRAMATIQ_BROKER = {
+    "BROKER": "dramatiq.brokers.redis.RedisBroker",
+    "OPTIONS": {"url": REDIS_URL},
+    "MIDDLEWARE": [
+        "dramatiq.middleware.AgeLimit",
+        "dramatiq.middleware.TimeLimit",
+        "dramatiq.middleware.ShutdownNotifications",
+        "dramatiq.middleware.Callbacks",
+        "dramatiq.middleware.Retries",
+        "django_dramatiq.middleware.DbConnectionsMiddleware",
+    ],
+}
+DRAMATIQ_AUTODISCOVER_MODULES = ["actors"]
+
+# --------------------------------------------------------------------------- files
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+MEDIA_ROOT = Path(env_str("INGEST_MEDIA_ROOT", str(DATA_DIR / "media")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Uploads larger than this go to a temporary file instead of memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
+# --------------------------------------------------------------------------- API
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+}
+
+# --------------------------------------------------------------------------- pipeline
+
+INGEST_EMBED_PROVIDER = env_choice("INGEST_EMBED_PROVIDER", "hashing", {"hashing"})
+INGEST_EMBED_DIMENSIONS = env_int("INGEST_EMBED_DIMENSIONS", 384, minimum=1)
+INGEST_EMBED_BATCH = env_int("INGEST_EMBED_BATCH", 64, minimum=1)
+INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 1000, minimum=100)
+INGEST_CHUNK_OVERLAP = env_int("INGEST_CHUNK_OVERLAP", 150, minimum=0)
+INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 5, minimum=1)
+INGEST_JOB_TIME_LIMIT_SECONDS = env_int("INGEST_JOB_TIME_LIMIT_SECONDS", 600, minimum=1)
+if INGEST_CHUNK_OVERLAP >= INGEST_CHUNK_SIZE:
+    raise ConfigurationError("INGEST_CHUNK_OVERLAP must be smaller than INGEST_CHUNK_SIZE")
+
+# --------------------------------------------------------------------------- i18n, logs
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"pgserver": {"level": "WARNING"}},
+}

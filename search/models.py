@@ -1,0 +1,41 @@
+from django.conf import settings
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+
+class Chunk(models.Model):
+    """A piece of a document's text and its embedding.
+
+    The id is uuid5(document, version, index), so processing the same version again
+    overwrites the same rows instead of adding copies.
+    """
+
+    id = models.UUIDField(primary_key=True, editable=False)
+    document = models.ForeignKey(
+        "documents.Document", on_delete=models.CASCADE, related_name="chunks"
+    )
+    version = models.PositiveIntegerField()
+    index = models.PositiveIntegerField()
+    text = models.TextField()
+    page = models.PositiveIntegerField(help_text="1-based page the chunk comes from.")
+    embedding = VectorField(dimensions=settings.INGEST_EMBED_DIMENSIONS)
+
+    class Meta:
+        ordering = ["document", "version", "index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "version", "index"], name="chunk_unique_position"
+            )
+        ]
+        indexes = [
+            HnswIndex(
+                name="chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of {self.document_id} v{self.version}"

@@ -1,0 +1,1 @@
+"""The processing steps, each a small module: extract → clean → split → embed → store."""

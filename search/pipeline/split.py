@@ -1,0 +1,49 @@
+"""Split page texts into overlapping chunks that never cross a page boundary."""
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from search.pipeline.extract import Page
+
+
+@dataclass(frozen=True)
+class Piece:
+    index: int
+    page: int
+    text: str
+
+
+def split_pages(pages: Iterable[Page], *, size: int, overlap: int) -> Iterator[Piece]:
+    """Chunks of at most `size` characters, cut at whitespace where one is near,
+    each starting `overlap` characters before the previous one ended."""
+    if not 0 <= overlap < size:
+        raise ValueError(f"overlap ({overlap}) must be at least 0 and below size ({size})")
+    index = 0
+    for page in pages:
+        for text in _split_text(page.text, size, overlap):
+            yield Piece(index=index, page=page.number, text=text)
+            index += 1
+
+
+def _split_text(text: str, size: int, overlap: int) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        if end < len(text):
+            cut = text.rfind(" ", start + size // 2, end)
+            cut = max(cut, text.rfind("\n", start + size // 2, end))
+            if cut > start:
+                end = cut
+        piece = text[start:end].strip()
+        if piece:
+            yield piece
+        if end >= len(text):
+            return
+        start = _next_start(text, start, end, overlap)
+
+
+def _next_start(text: str, start: int, end: int, overlap: int) -> int:
+    """Back up `overlap` characters, then forward to a word start; always progress."""
+    candidate = max(end - overlap, start + 1)
+    space = text.find(" ", candidate, end)
+    return space + 1 if space != -1 else candidate

@@ -1,0 +1,48 @@
+"""Write chunks idempotently and retire the ones a finished run no longer has."""
+
+import uuid
+from collections.abc import Sequence
+
+from django.db.models import Q
+
+from search.models import Chunk
+from search.pipeline.split import Piece
+
+_NAMESPACE = uuid.UUID("6f1c3a52-2d0e-4c8b-9a57-0e4f51b7c3d1")
+
+
+def chunk_id(document_id: uuid.UUID, version: int, index: int) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"{document_id}:{version}:{index}")
+
+
+def upsert_chunks(
+    *, document_id: uuid.UUID, version: int, pieces: Sequence[Piece], vectors: Sequence[list[float]]
+) -> None:
+    """Insert or overwrite one batch; running it twice leaves the same rows."""
+    rows = [
+        Chunk(
+            id=chunk_id(document_id, version, piece.index),
+            document_id=document_id,
+            version=version,
+            index=piece.index,
+            page=piece.page,
+            text=piece.text,
+            embedding=vector,
+        )
+        for piece, vector in zip(pieces, vectors, strict=True)
+    ]
+    Chunk.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["id"],
+        update_fields=["text", "page", "embedding"],
+    )
+
+
+def delete_stale_chunks(*, document_id: uuid.UUID, version: int, count: int) -> int:
+    """Delete chunks of other versions and those past `count` in this one."""
+    stale = Chunk.objects.filter(document_id=document_id).filter(
+        ~Q(version=version) | Q(index__gte=count)
+    )
+    deleted, _ = stale.delete()
+    return deleted

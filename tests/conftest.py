@@ -1,0 +1,87 @@
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import dramatiq
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from jobs.models import TERMINAL_STATUSES, Job
+
+
+@pytest.fixture
+def alice(db) -> User:
+    return User.objects.create_user("alice", password="alice-password")
+
+
+@pytest.fixture
+def bob(db) -> User:
+    return User.objects.create_user("bob", password="bob-password")
+
+
+def client_for(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def alice_client(alice) -> APIClient:
+    return client_for(alice)
+
+
+@pytest.fixture
+def bob_client(bob) -> APIClient:
+    return client_for(bob)
+
+
+def pdf_upload(content: bytes, name: str = "report.pdf") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, content, content_type="application/pdf")
+
+
+@pytest.fixture
+def broker() -> dramatiq.Broker:
+    """The configured Redis broker, on the run's private Redis, emptied."""
+    broker = dramatiq.get_broker()
+    broker.flush_all()
+    return broker
+
+
+@pytest.fixture
+def worker(broker) -> Iterator[dramatiq.Worker]:
+    """A real Dramatiq worker with two threads, in this process."""
+    worker = dramatiq.Worker(broker, worker_threads=2, worker_timeout=100)
+    worker.start()
+    yield worker
+    worker.stop()
+
+
+def wait_until_terminal(job_ids: list[uuid.UUID], timeout: float = 60) -> list[Job]:
+    """Poll the database until every job has ended, or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        jobs = list(Job.objects.filter(id__in=job_ids))
+        if len(jobs) == len(job_ids) and all(job.status in TERMINAL_STATUSES for job in jobs):
+            return jobs
+        if time.monotonic() > deadline:
+            states = {str(job.id): job.status for job in jobs}
+            pytest.fail(f"jobs did not finish within {timeout} s: {states}")
+        time.sleep(0.05)
+
+
+T = TypeVar("T")
+
+
+def eventually(probe: Callable[[], T], timeout: float = 60) -> T:
+    """Call `probe` until it returns without raising; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return probe()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.05)

@@ -1,0 +1,50 @@
+"""Things tests make: PDFs written with fpdf2, users, uploads through the real API."""
+
+import io
+from pathlib import Path
+
+from fpdf import FPDF
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
+WORDS = [
+    "ingestion",
+    "pipeline",
+    "worker",
+    "queue",
+    "vector",
+    "embedding",
+    "chunk",
+    "document",
+    "page",
+    "status",
+    "postgres",
+    "redis",
+    "dramatiq",
+    "django",
+    "upload",
+    "retry",
+    "lease",
+    "heartbeat",
+    "backpressure",
+]
+
+
+def make_pdf(pages: int = 1, words_per_page: int = 200, seed: int = 0) -> bytes:
+    """A real text PDF: `pages` pages of deterministic pseudo-prose."""
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for number in range(1, pages + 1):
+        pdf.add_page()
+        words = [WORDS[(seed + number * 7 + i * 3) % len(WORDS)] for i in range(words_per_page)]
+        pdf.multi_cell(0, 5, f"Page {number}. " + " ".join(words))
+    buffer = io.BytesIO()
+    pdf.output(buffer)
+    return buffer.getvalue()
+
+
+def corpus_rows() -> list[dict[str, str]]:
+    import csv
+
+    with open(CORPUS / "manifest.tsv", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))

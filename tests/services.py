@@ -1,0 +1,60 @@
+"""A pytest plugin that gives the test run its own Postgres and Redis.
+
+It runs before pytest-django loads the settings, so DATABASE_URL, REDIS_URL and
+INGEST_DATA_DIR point at private instances in a temporary directory: the suite never
+touches the checkout's embedded services or the machine's shared ones, and tests may
+stop and restart these freely. Both are removed when the run ends.
+"""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from config import embedded
+
+_state: dict[str, object] = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    _start_services()
+    yield
+
+
+def _start_services() -> None:
+    root = Path(tempfile.mkdtemp(prefix="ingest-tests-"))
+    server = embedded.start_postgres(root / "pg", cleanup_mode="stop")
+    redis = embedded.RedisServer(root / "redis").start()
+    _state.update(root=root, postgres=server, redis=redis)
+    os.environ.update(
+        INGEST_TEST_ROOT=str(root),
+        DATABASE_URL=_url_for(server),
+        REDIS_URL=redis.url,
+        INGEST_DATA_DIR=str(root / "data"),
+        DJANGO_SECRET_KEY="tests-only-secret",
+    )
+
+
+def _url_for(server: object) -> str:
+    info = server.get_postmaster_info()  # type: ignore[attr-defined]
+    return embedded.socket_url(str(info.socket_dir), info.port, "postgres")
+
+
+def redis_server() -> embedded.RedisServer:
+    """The run's private Redis, for tests that stop or restart it."""
+    return _state["redis"]  # type: ignore[return-value]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    redis = _state.pop("redis", None)
+    if redis is not None:
+        redis.stop()
+    server = _state.pop("postgres", None)
+    if server is not None:
+        server.cleanup()
+    root = _state.pop("root", None)
+    if root is not None and not os.environ.get("INGEST_KEEP_TEST_ROOT"):
+        shutil.rmtree(root, ignore_errors=True)
