@@ -93,8 +93,8 @@ def _import_pgserver():
 def start_postgres(pgdata: Path, *, cleanup_mode: str | None = None):  # noqa: ANN201
     """Start (or attach to) a pgserver Postgres in pgdata and return its handle."""
     pgserver = _import_pgserver()
-    pgdata.parent.mkdir(parents=True, exist_ok=True)
     try:
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
         return pgserver.get_server(pgdata, cleanup_mode=cleanup_mode)
     except Exception as exc:
         raise EmbeddedServiceError(
@@ -122,9 +122,9 @@ def stop_postgres(pgdata: Path) -> bool:
     """Stop the embedded Postgres in pgdata; False when it was not running."""
     if _running_postmaster(pgdata.resolve()) is None:
         return False
-    pg_ctl = Path(_import_pgserver().POSTGRES_BIN_PATH) / "pg_ctl"
-    user = ["runuser", "-u", "pgserver", "--"] if os.geteuid() == 0 else []
-    subprocess.run([*user, str(pg_ctl), "-D", str(pgdata), "-w", "stop"], check=True)
+    # As root, pgserver runs the server as its own system user; pg_ctl must be that user too.
+    user = "pgserver" if os.geteuid() == 0 else None
+    _import_pgserver().pg_ctl(["-w", "stop"], pgdata=pgdata.resolve(), user=user)
     return True
 
 
@@ -236,11 +236,14 @@ def stop_redis(workdir: Path) -> bool:
         return False
     with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
         sock.sendall(b"SHUTDOWN\r\n")
+        sock.recv(16)  # the server closes the connection once it has stopped
     return True
 
 
 def _port_free(port: int) -> bool:
     with socket.socket() as sock:
+        # As redis-server does: a port held only by closed connections is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

@@ -1,0 +1,72 @@
+"""The embedded default: with nothing configured, manage.py finds or starts the services."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from config import embedded
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def manage(*args: str, data_dir: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["INGEST_DATA_DIR"] = str(data_dir)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them(tmp_path):
+    try:
+        first = manage("embedded", "status", data_dir=tmp_path)
+        second = manage("embedded", "status", data_dir=tmp_path)
+
+        assert "(embedded)" in first
+        assert first == second, "the second command found the same servers"
+        redis_port = int((tmp_path / "redis" / "port").read_text())
+        assert embedded.redis_answers(redis_port)
+        assert embedded.postgres_url(tmp_path / "pg") in first
+    finally:
+        stopped = manage("embedded", "stop", data_dir=tmp_path)
+    assert "postgres: stopped" in stopped
+    assert "redis: stopped" in stopped
+
+
+def test_a_stopped_redis_is_started_again_on_the_same_port(tmp_path):
+    url = embedded.redis_url(tmp_path)
+    port = int((tmp_path / "port").read_text())
+    try:
+        embedded.stop_redis(tmp_path)
+        assert not embedded.redis_answers(port)
+
+        assert embedded.redis_url(tmp_path) == url
+        assert embedded.redis_answers(port)
+    finally:
+        embedded.stop_redis(tmp_path)
+
+
+def test_the_wheel_binary_serves_when_no_redis_server_is_on_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+
+    binary = embedded.redis_binary()
+    server = embedded.RedisServer(tmp_path / "redis").start()
+    try:
+        assert "valkey" in binary
+        assert embedded.redis_answers(server.port)
+    finally:
+        server.stop()
+
+
+def test_a_postgres_that_cannot_start_says_which_and_what_to_do(tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+
+    with pytest.raises(embedded.EmbeddedServiceError, match="DATABASE_URL"):
+        embedded.start_postgres(blocker / "pg")
