@@ -179,13 +179,19 @@ def wait_for_redis(port: int, timeout: float = 10.0, log: Path | None = None) ->
 def redis_command(binary: str, port: int, workdir: Path, *, persist: bool) -> list[str]:
     return [
         binary,
-        "--port", str(port),
-        "--bind", "127.0.0.1",
-        "--dir", str(workdir),
-        "--save", "",
-        "--appendonly", "yes" if persist else "no",
-        "--logfile", str(workdir / "redis.log"),
-    ]  # fmt: skip
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        str(workdir),
+        "--save",
+        "",
+        "--appendonly",
+        "yes" if persist else "no",
+        "--logfile",
+        str(workdir / "redis.log"),
+    ]
 
 
 @contextlib.contextmanager

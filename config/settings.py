@@ -115,8 +115,49 @@ STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_ROOT = Path(env_str("INGEST_MEDIA_ROOT", str(DATA_DIR / "media")))
+
+
+def _s3_storage(bucket: str) -> dict[str, object]:
+    """django-storages' S3 backend on `bucket`, for AWS or any S3-compatible server.
+
+    Unset optional variables are left out, so django-storages' own defaults and boto3's
+    credential chain (AWS_ACCESS_KEY_ID, profiles, instance roles) apply.
+    """
+    access_key = env_str("INGEST_S3_ACCESS_KEY_ID")
+    secret_key = env_str("INGEST_S3_SECRET_ACCESS_KEY")
+    if bool(access_key) != bool(secret_key):
+        raise ConfigurationError(
+            "Set both INGEST_S3_ACCESS_KEY_ID and INGEST_S3_SECRET_ACCESS_KEY, or neither"
+        )
+    optional = {
+        "endpoint_url": env_str("INGEST_S3_ENDPOINT_URL"),
+        "region_name": env_str("INGEST_S3_REGION"),
+        "access_key": access_key,
+        "secret_key": secret_key,
+        "location": env_str("INGEST_S3_PREFIX").strip("/"),
+    }
+    options: dict[str, object] = {
+        "bucket_name": bucket,
+        # Keys are made of ids; a clash must get a new name, never replace stored bytes.
+        "file_overwrite": False,
+        # No ACL header: objects stay private under the bucket's own policy, and buckets
+        # with ACLs disabled (the AWS default) refuse uploads that name one.
+        "default_acl": None,
+        # Any URL handed out is signed and expires; the bucket is never public.
+        "querystring_auth": True,
+        **{name: value for name, value in optional.items() if value},
+    }
+    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+
+
+# Uploads go to MEDIA_ROOT, or to an S3 bucket when INGEST_S3_BUCKET is set.
+INGEST_S3_BUCKET = env_str("INGEST_S3_BUCKET").strip()
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": (
+        _s3_storage(INGEST_S3_BUCKET)
+        if INGEST_S3_BUCKET
+        else {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    ),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 # Uploads larger than this go to a temporary file instead of memory.
@@ -131,7 +172,30 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "config.api_errors.handle",
 }
+
+# The upload throttle's counters, shared by every web process.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "ingest",
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
+
+# --------------------------------------------------------------------------- accept path
+
+INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
+INGEST_MAX_FILES_PER_REQUEST = env_int("INGEST_MAX_FILES_PER_REQUEST", 20, minimum=1)
+INGEST_MAX_BACKLOG = env_int("INGEST_MAX_BACKLOG", 5000, minimum=1)
+INGEST_MAX_QUEUE_AGE_SECONDS = env_int("INGEST_MAX_QUEUE_AGE_SECONDS", 900, minimum=1)
+INGEST_MAX_INFLIGHT_PER_USER = env_int("INGEST_MAX_INFLIGHT_PER_USER", 1000, minimum=1)
+INGEST_UPLOAD_THROTTLE_RATE = env_str("INGEST_UPLOAD_THROTTLE_RATE", "120/min")
+INGEST_IDEMPOTENCY_TTL_SECONDS = env_int("INGEST_IDEMPOTENCY_TTL_SECONDS", 24 * 3600, minimum=1)
+# Django refuses a request with more files than this before our own, friendlier limit can.
+DATA_UPLOAD_MAX_NUMBER_FILES = max(1000, INGEST_MAX_FILES_PER_REQUEST + 1)
 
 # --------------------------------------------------------------------------- pipeline
 

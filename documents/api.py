@@ -1,48 +1,223 @@
 """DRF views for documents. Thin: parse, call a service, answer."""
 
+import logging
+import uuid
+
+from django.conf import settings
 from django.urls import reverse
-from rest_framework import serializers, status
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import CursorPagination
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.throttling import UserRateThrottle
 
+from config.api_errors import Refused
 from documents import services
+from documents.idempotency import fingerprint, idempotent
+from documents.models import Document
+from documents.serializers import DocumentDetailOut, DocumentOut
+from documents.uploads import GuardedUploadHandler, RejectedFile, display_name
+from jobs import admission
+from jobs.models import Job, JobStatus
+from search.models import Chunk
+
+log = logging.getLogger(__name__)
 
 
-class UploadResult(serializers.Serializer):
-    filename = serializers.CharField()
-    document_id = serializers.UUIDField()
-    job_id = serializers.UUIDField()
-    status = serializers.CharField()
-    status_url = serializers.CharField()
+class UploadThrottle(UserRateThrottle):
+    scope = "uploads"
+
+    def get_rate(self) -> str:
+        return settings.INGEST_UPLOAD_THROTTLE_RATE
+
+    def allow_request(self, request: Request, view: object) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception:
+            # The counters live in Redis; an outage must not stop uploads, which the
+            # database-backed admission control still guards.
+            log.warning("upload throttle unavailable; letting the request through", exc_info=True)
+            return True
 
 
-class DocumentUploadView(APIView):
-    """POST /api/documents/: accept a PDF in the multipart field `file`; answer 202."""
+class NewestFirst(CursorPagination):
+    ordering = "-created_at"
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
 
-    parser_classes = [MultiPartParser]
 
-    def post(self, request: Request) -> Response:
-        upload = request.FILES.get("file")
-        if upload is None:
-            raise ValidationError({"file": "Send the PDF in the multipart field 'file'."})
-        accepted = services.create_upload(
-            owner=request.user, upload=upload, filename=upload.name or "upload.pdf"
-        )
-        status_url = request.build_absolute_uri(
-            reverse("job-detail", kwargs={"job_id": accepted.job.id})
-        )
-        result = UploadResult(
-            {
-                "filename": accepted.document.filename,
-                "document_id": accepted.document.id,
-                "job_id": accepted.job.id,
-                "status": accepted.job.status,
-                "status_url": status_url,
-            }
-        ).data
+def _refuse(refusal: admission.Refusal) -> Refused:
+    return Refused(
+        status_code=refusal.http_status,
+        code=refusal.code,
+        detail=refusal.detail,
+        retry_after=refusal.retry_after,
+    )
+
+
+class DocumentViewSet(viewsets.GenericViewSet):
+    serializer_class = DocumentOut
+    pagination_class = NewestFirst
+    lookup_value_converter = "uuid"
+
+    def get_queryset(self):  # noqa: ANN201
+        documents = Document.objects.filter(owner=self.request.user).select_related("current_job")
+        wanted = self.request.query_params.get("status")
+        if wanted:
+            if wanted not in JobStatus.values:
+                raise ValidationError({"status": f"Use one of: {', '.join(JobStatus.values)}."})
+            documents = documents.filter(current_job__status=wanted)
+        return documents
+
+    def get_parsers(self):  # noqa: ANN201
+        if getattr(self, "action", None) == "create":
+            return [MultiPartParser()]
+        return super().get_parsers()
+
+    def get_throttles(self):  # noqa: ANN201
+        return [UploadThrottle()] if self.action == "create" else []
+
+    def initial(self, request: Request, *args: object, **kwargs: object) -> None:
+        if self.action == "create":
+            # Before anything reads the body: our handler enforces the limits while
+            # it streams, and a service past its backlog refuses without reading it.
+            request._request.upload_handlers = [GuardedUploadHandler(request._request)]
+            if refusal := admission.check_service():
+                raise _refuse(refusal)
+        super().initial(request, *args, **kwargs)
+        if self.action == "create" and (refusal := admission.check_user(user_id=request.user.pk)):
+            raise _refuse(refusal)
+
+    # ------------------------------------------------------------------ reads
+
+    def list(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(DocumentOut(page, many=True).data)
+
+    def retrieve(self, request: Request, pk: uuid.UUID) -> Response:
+        document = self.get_object()
+        document.chunk_count = Chunk.objects.filter(
+            document=document, version=document.version
+        ).count()
+        return Response(DocumentDetailOut(document).data)
+
+    # ------------------------------------------------------------------ writes
+
+    def create(self, request: Request) -> Response:
+        files = request.FILES.getlist("file")
+        if not files:
+            raise Refused(
+                status_code=400,
+                code="no_file",
+                detail="Send one or more PDFs in the multipart field 'file'.",
+            )
+        reprocess = request.query_params.get("reprocess", "").lower() in ("1", "true", "yes")
+        key = request.headers.get("Idempotency-Key")
+        if not key:
+            return self._accept(request, files, reprocess)
+        if len(key) > 255:
+            raise Refused(
+                status_code=400,
+                code="invalid_idempotency_key",
+                detail="Idempotency-Key must be at most 255 characters.",
+            )
+        print_ = fingerprint([reprocess, [_file_identity(f) for f in files]])
+        with idempotent(owner_id=request.user.pk, key=key, request_fingerprint=print_) as slot:
+            if slot.mismatch:
+                raise Refused(
+                    status_code=422,
+                    code="idempotency_key_reused",
+                    detail="This Idempotency-Key was used for a different request.",
+                )
+            if slot.replay is not None:
+                status_code, body = slot.replay
+                return Response(body, status=status_code, headers=_location(body))
+            response = self._accept(request, files, reprocess)
+            slot.remember(response.status_code, response.data)
+            return response
+
+    def _accept(self, request: Request, files: list, reprocess: bool) -> Response:
+        if any(_rejected_for(f, "too_many_files") for f in files):
+            limit = settings.INGEST_MAX_FILES_PER_REQUEST
+            raise Refused(
+                status_code=400,
+                code="too_many_files",
+                detail=f"At most {limit} files can be sent in one request; "
+                f"this one has {len(files)}. Nothing was stored.",
+            )
+        results, refusals = [], set()
+        for upload in files:
+            if isinstance(upload, RejectedFile):
+                results.append(_rejected_result(upload))
+                refusals.add(upload.rejection.http_status)
+                continue
+            accepted = services.create_upload(
+                owner=request.user, upload=upload, reprocess=reprocess
+            )
+            results.append(_accepted_result(request, accepted))
+        body = {"results": results}
+        if len(refusals) < len(results) or not refusals:
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers=_location(body))
+        body.update(code="rejected", detail="No file was accepted; see each file's error.")
+        return Response(body, status=refusals.pop() if len(refusals) == 1 else 400)
+
+    def destroy(self, request: Request, pk: uuid.UUID) -> Response:
+        self.get_object()  # 404 for another owner's document
+        services.delete_document(document_id=pk, owner_id=request.user.pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @action(detail=True, methods=["post"])
+    def retry(self, request: Request, pk: uuid.UUID) -> Response:
+        document = self.get_object()
+        try:
+            job = services.retry_document(document_id=document.id, owner_id=request.user.pk)
+        except services.NotRetryable as exc:
+            raise Refused(status_code=409, code="not_retryable", detail=str(exc)) from exc
+        result = _accepted_result(request, services.Accepted(document=document, job=job))
         return Response(
-            {"results": [result]}, status=status.HTTP_202_ACCEPTED, headers={"Location": status_url}
+            result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
         )
+
+
+def _file_identity(upload: object) -> list[str]:
+    if isinstance(upload, RejectedFile):
+        return [upload.name, upload.rejection.code]
+    return [upload.name, services.sha256_of(upload)]
+
+
+def _rejected_for(upload: object, code: str) -> bool:
+    return isinstance(upload, RejectedFile) and upload.rejection.code == code
+
+
+def _rejected_result(upload: RejectedFile) -> dict:
+    return {
+        "filename": display_name(upload.name),
+        "status": "rejected",
+        "error": {"code": upload.rejection.code, "detail": upload.rejection.detail},
+    }
+
+
+def status_url(request: Request, job: Job) -> str:
+    return request.build_absolute_uri(reverse("job-detail", kwargs={"job_id": job.id}))
+
+
+def _accepted_result(request: Request, accepted: services.Accepted) -> dict:
+    result = {
+        "filename": accepted.document.filename,
+        "document_id": str(accepted.document.id),
+        "job_id": str(accepted.job.id),
+        "status": accepted.job.status,
+        "status_url": status_url(request, accepted.job),
+    }
+    if accepted.duplicate:
+        result["duplicate"] = True
+    return result
+
+
+def _location(body: dict) -> dict[str, str]:
+    urls = [r["status_url"] for r in body.get("results", []) if "status_url" in r]
+    return {"Location": urls[0]} if urls else {}

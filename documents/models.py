@@ -16,6 +16,15 @@ class Document(models.Model):
     sha256 = models.CharField(max_length=64)
     storage_key = models.CharField(max_length=500, help_text="Key in the default storage.")
     version = models.PositiveIntegerField(default=1)
+    current_job = models.ForeignKey(
+        "jobs.Job",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The latest job for this document: its status is the document's status.",
+    )
+    page_count = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -24,7 +33,32 @@ class Document(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"]),
             models.Index(fields=["owner", "sha256"]),
+            models.Index(fields=["storage_key"]),  # cleanup_orphans looks files up by key
         ]
 
     def __str__(self) -> str:
         return self.filename
+
+
+class IdempotencyKey(models.Model):
+    """The first answer to a request sent with an Idempotency-Key header, kept 24 h.
+
+    The unique (owner, key) row is inserted in the same transaction as the upload, so a
+    racing repeat waits for it and then replays its answer.
+    """
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64, help_text="What the request carried.")
+    status_code = models.PositiveSmallIntegerField(null=True)
+    body = models.JSONField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "key"], name="idempotency_key_per_owner")
+        ]
+        indexes = [models.Index(fields=["created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.owner_id})"

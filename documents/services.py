@@ -1,23 +1,32 @@
-"""Writes for documents: accepting an upload."""
+"""Writes for documents: accepting uploads, retrying, deleting."""
 
 import hashlib
+import logging
 import uuid
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
+from django.db import connection, transaction
 
 from documents.models import Document
-from jobs.models import Job
-from jobs.queue import send_job_on_commit
+from documents.uploads import display_name
+from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus
+from jobs.services import queue_new_job
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Accepted:
     document: Document
     job: Job
+    duplicate: bool = False
+
+
+class NotRetryable(Exception):
+    """Only a document whose current job failed can be retried."""
 
 
 def storage_key(*, owner_id: int, document_id: uuid.UUID, version: int) -> str:
@@ -25,7 +34,11 @@ def storage_key(*, owner_id: int, document_id: uuid.UUID, version: int) -> str:
     return f"documents/{owner_id}/{document_id}/v{version}.pdf"
 
 
-def _sha256(upload: UploadedFile) -> str:
+def sha256_of(upload: UploadedFile) -> str:
+    """The hash the upload handler computed while streaming, or one computed now."""
+    known = getattr(upload, "sha256", None)
+    if known:
+        return known
     digest = hashlib.sha256()
     for block in upload.chunks():
         digest.update(block)
@@ -33,22 +46,106 @@ def _sha256(upload: UploadedFile) -> str:
     return digest.hexdigest()
 
 
-def create_upload(*, owner: AbstractBaseUser, upload: UploadedFile, filename: str) -> Accepted:
-    """Store the bytes, then record Document + Job(queued) in one transaction; the job's
-    id goes to the broker after commit.
+def create_upload(
+    *, owner: AbstractBaseUser, upload: UploadedFile, reprocess: bool = False
+) -> Accepted:
+    """Accept one validated file: store the bytes, then record Document + Job(queued) in
+    one transaction; the job's id is sent after commit.
 
-    A failure after the bytes are stored leaves at most an orphan file, never a row
+    Bytes identical to a document the owner already has give that document back
+    (`duplicate`), with no new job unless `reprocess` asks for one. A failure after the
+    bytes are stored leaves at most an orphan file (see cleanup_orphans), never a row
     without its file.
     """
+    sha256 = sha256_of(upload)
+    existing = _same_bytes(owner.pk, sha256)
+    if existing is not None:
+        return _duplicate(existing, reprocess=reprocess)
     document_id = uuid.uuid4()
-    key = storage_key(owner_id=owner.pk, document_id=document_id, version=1)
-    sha256 = _sha256(upload)
-    stored_key = default_storage.save(key, upload)
+    key = default_storage.save(
+        storage_key(owner_id=owner.pk, document_id=document_id, version=1), upload
+    )
     with transaction.atomic():
+        _lock_content(owner.pk, sha256)
+        existing = _same_bytes(owner.pk, sha256)
+        if existing is not None:  # an identical upload committed while we stored ours
+            transaction.on_commit(lambda: default_storage.delete(key))
+            return _duplicate(existing, reprocess=reprocess)
         document = Document.objects.create(
-            id=document_id, owner=owner, filename=filename, size=upload.size,
-            sha256=sha256, storage_key=stored_key, version=1,
-        )  # fmt: skip
-        job = Job.objects.create(document=document, version=document.version)
-        send_job_on_commit(job.id)
+            id=document_id,
+            owner=owner,
+            filename=display_name(upload.name),
+            size=upload.size,
+            sha256=sha256,
+            storage_key=key,
+            version=1,
+        )
+        job = queue_new_job(document=document)
     return Accepted(document=document, job=job)
+
+
+def _same_bytes(owner_id: int, sha256: str) -> Document | None:
+    return (
+        Document.objects.filter(owner_id=owner_id, sha256=sha256)
+        .select_related("current_job")
+        .order_by("created_at")
+        .first()
+    )
+
+
+def _lock_content(owner_id: int, sha256: str) -> None:
+    """Serialise uploads of the same bytes by the same owner until commit."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"{owner_id}:{sha256}"]
+        )
+
+
+def _duplicate(document: Document, *, reprocess: bool) -> Accepted:
+    job = document.current_job
+    if reprocess and (job is None or job.status not in IN_FLIGHT_STATUSES):
+        with transaction.atomic():
+            locked = Document.objects.select_for_update().get(id=document.id)
+            job = queue_new_job(document=locked)
+    return Accepted(document=document, job=job, duplicate=True)
+
+
+def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
+    """Give a failed document a fresh attempt: a new queued job, sent after commit.
+
+    Raises Document.DoesNotExist for another owner's document and NotRetryable when the
+    current job has not failed. Locks the document row, so two retries make one job.
+    """
+    with transaction.atomic():
+        document = (
+            Document.objects.select_for_update(of=("self",))
+            .select_related("current_job")
+            .get(id=document_id, owner_id=owner_id)
+        )
+        current = document.current_job
+        if current is None or current.status != JobStatus.FAILED:
+            state = current.status if current else "without a job"
+            raise NotRetryable(f"Only a failed document can be retried; this one is {state}.")
+        return queue_new_job(document=document)
+
+
+def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
+    """Delete a document, its jobs and chunks, then (after commit) its stored files.
+
+    A worker still processing it finds its job row gone: its conditional writes change
+    nothing and its chunk inserts fail on the document foreign key, so nothing comes
+    back. Raises Document.DoesNotExist for another owner's document.
+    """
+    with transaction.atomic():
+        document = Document.objects.select_for_update().get(id=document_id, owner_id=owner_id)
+        keys = {document.storage_key}
+        document.delete()
+        transaction.on_commit(lambda: _delete_files(keys))
+
+
+def _delete_files(keys: set[str]) -> None:
+    for key in keys:
+        try:
+            default_storage.delete(key)
+        except Exception:
+            log.warning("could not delete %s; cleanup_orphans will", key, exc_info=True)

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
 
+from documents.models import Document
 from jobs import services
 from jobs.models import Job
 from search.pipeline.clean import clean_text
@@ -43,17 +44,23 @@ def run(job: Job) -> None:
         detail = f"{type(exc).__name__}: {exc}"
         if job.attempts >= settings.INGEST_MAX_ATTEMPTS:
             services.mark_failed(
-                job=job, code="retries_exhausted",
+                job=job,
+                code="retries_exhausted",
                 detail=f"Gave up after {job.attempts} attempts. Last error: {detail}",
-            )  # fmt: skip
+            )
             return
-        services.release_for_retry(job=job, code="transient", detail=detail)
+        if not services.release_for_retry(job=job, code="transient", detail=detail):
+            # The job was deleted or taken over meanwhile (which may be what broke this
+            # attempt, e.g. its file is gone): nothing is left to retry.
+            log.info("job %s: lost while failing (%s); dropping", job.id, detail)
+            return
         raise
 
 
 def _pieces(job: Job) -> list[Piece]:
     with default_storage.open(job.document.storage_key, "rb") as fp:
         pages = [Page(page.number, clean_text(page.text)) for page in extract_pages(fp)]
+    Document.objects.filter(id=job.document_id).update(page_count=len(pages))
     pieces = list(
         split_pages(pages, size=settings.INGEST_CHUNK_SIZE, overlap=settings.INGEST_CHUNK_OVERLAP)
     )
@@ -73,12 +80,14 @@ def _store(job: Job, pieces: list[Piece]) -> None:
     done = 0
     for batch in _batches(pieces, settings.INGEST_EMBED_BATCH):
         vectors = embed([piece.text for piece in batch])
+        # Progress doubles as the ownership check: a job deleted or taken over while
+        # this batch was embedded gets no chunks written.
+        if not services.record_progress(job=job, done=done, total=total):
+            raise LostJob
         upsert_chunks(
             document_id=job.document_id, version=job.version, pieces=batch, vectors=vectors
         )
         done += len(batch)
-        if not services.record_progress(job=job, done=done, total=total):
-            raise LostJob
     with transaction.atomic():
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)
         if not services.mark_succeeded(job=job, total=total):

@@ -27,8 +27,9 @@ def send_job(job_id: uuid.UUID) -> bool:
     try:
         process_job.send(str(job_id))
     except Exception:
-        log.warning("could not send job %s to the broker; the sweeper will retry", job_id,
-                    exc_info=True)  # fmt: skip
+        log.warning(
+            "could not send job %s to the broker; the sweeper will retry", job_id, exc_info=True
+        )
         return False
     Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(enqueued_at=timezone.now())
     return True

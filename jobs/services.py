@@ -5,7 +5,24 @@ import uuid
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from documents.models import Document
 from jobs.models import Job, JobStatus
+from jobs.queue import send_job_on_commit
+
+
+def queue_new_job(*, document: Document) -> Job:
+    """Create a queued job for the document's current version and make it the
+    document's current job; its id is sent after commit.
+
+    Call inside a transaction (the caller's, which also holds whatever lock it needs).
+    """
+    job = Job.objects.create(
+        document=document, owner_id=document.owner_id, version=document.version
+    )
+    document.current_job = job
+    document.save(update_fields=["current_job", "updated_at"])
+    send_job_on_commit(job.id)
+    return job
 
 
 def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
@@ -50,9 +67,12 @@ def mark_succeeded(*, job: Job, total: int) -> bool:
     job: the caller must roll back."""
     now = timezone.now()
     updated = _held(job).update(
-        status=JobStatus.SUCCEEDED, progress_done=total, progress_total=total,
-        heartbeat_at=now, finished_at=now,
-    )  # fmt: skip
+        status=JobStatus.SUCCEEDED,
+        progress_done=total,
+        progress_total=total,
+        heartbeat_at=now,
+        finished_at=now,
+    )
     return updated == 1
 
 
@@ -60,15 +80,22 @@ def mark_failed(*, job: Job, code: str, detail: str) -> bool:
     """End the attempt as failed with a stable code and a person-readable detail."""
     now = timezone.now()
     updated = _held(job).update(
-        status=JobStatus.FAILED, error_code=code, error_detail=detail[:5000],
-        heartbeat_at=now, finished_at=now,
-    )  # fmt: skip
+        status=JobStatus.FAILED,
+        error_code=code,
+        error_detail=detail[:5000],
+        heartbeat_at=now,
+        finished_at=now,
+    )
     return updated == 1
 
 
 def release_for_retry(*, job: Job, code: str, detail: str) -> bool:
     """Put the job back in the queue after a transient error, keeping the error seen."""
     updated = _held(job).update(
-        status=JobStatus.QUEUED, error_code=code, error_detail=detail[:5000], worker=""
+        status=JobStatus.QUEUED,
+        queued_at=timezone.now(),
+        error_code=code,
+        error_detail=detail[:5000],
+        worker="",
     )
     return updated == 1

@@ -1,3 +1,4 @@
+import contextlib
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -50,13 +51,26 @@ def broker() -> dramatiq.Broker:
     return broker
 
 
+@contextlib.contextmanager
+def running_worker(broker: dramatiq.Broker, threads: int = 2) -> Iterator[dramatiq.Worker]:
+    """A real Dramatiq worker in this process, stopped and detached from the broker after."""
+    worker = dramatiq.Worker(broker, worker_threads=threads, worker_timeout=100)
+    worker.start()
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        # Each Worker adds a middleware to the broker; leave none behind for the next test.
+        broker.middleware[:] = [
+            m for m in broker.middleware if getattr(m, "worker", None) is not worker
+        ]
+
+
 @pytest.fixture
 def worker(broker) -> Iterator[dramatiq.Worker]:
     """A real Dramatiq worker with two threads, in this process."""
-    worker = dramatiq.Worker(broker, worker_threads=2, worker_timeout=100)
-    worker.start()
-    yield worker
-    worker.stop()
+    with running_worker(broker) as worker:
+        yield worker
 
 
 def wait_until_terminal(job_ids: list[uuid.UUID], timeout: float = 60) -> list[Job]:
@@ -85,3 +99,9 @@ def eventually(probe: Callable[[], T], timeout: float = 60) -> T:
             if time.monotonic() > deadline:
                 raise
         time.sleep(0.05)
+
+
+@pytest.fixture(autouse=True)
+def isolated_media(settings, tmp_path):
+    """Each test stores uploads in its own directory."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")

@@ -48,3 +48,17 @@ def corpus_rows() -> list[dict[str, str]]:
 
     with open(CORPUS / "manifest.tsv", newline="") as handle:
         return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def make_document(owner, **fields):
+    """A document row (no stored file) with a queued current job."""
+    from documents.models import Document
+    from jobs.models import Job
+
+    values = {"filename": "a.pdf", "size": 10, "sha256": "0" * 64, "storage_key": "k"}
+    values.update(fields)
+    document = Document.objects.create(owner=owner, **values)
+    job = Job.objects.create(document=document, owner=owner, version=document.version)
+    document.current_job = job
+    document.save(update_fields=["current_job"])
+    return document

@@ -18,8 +18,18 @@ from search.pipeline.errors import Corrupt, Encrypted, NotAPdf
 PDF_MAGIC = b"%PDF-"
 
 # pdfminer raises plain Python errors on some damaged files, not only its own.
-_DAMAGE = (PSException, ValueError, TypeError, IndexError, KeyError, AttributeError,
-           AssertionError, RecursionError, UnicodeDecodeError, ZeroDivisionError)  # fmt: skip
+_DAMAGE = (
+    PSException,
+    ValueError,
+    TypeError,
+    IndexError,
+    KeyError,
+    AttributeError,
+    AssertionError,
+    RecursionError,
+    UnicodeDecodeError,
+    ZeroDivisionError,
+)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,13 @@ def manage(*args: str, data_dir: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env["INGEST_DATA_DIR"] = str(data_dir)
     result = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-        text=True, timeout=120,
-    )  # fmt: skip
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -5,19 +5,16 @@ import threading
 import pytest
 from django.db import connection
 
-from documents.models import Document
 from jobs.models import Job, JobStatus
 from jobs.services import claim_job
+from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def queued_job(alice) -> Job:
-    document = Document.objects.create(
-        owner=alice, filename="a.pdf", size=1, sha256="0" * 64, storage_key="k"
-    )
-    return Job.objects.create(document=document, version=1)
+    return make_document(alice).current_job
 
 
 def claim_concurrently(job: Job, workers: int) -> list[Job | None]:

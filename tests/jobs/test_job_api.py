@@ -2,21 +2,24 @@
 
 import pytest
 
-from documents.models import Document
 from jobs.models import Job
+from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def alices_job(alice) -> Job:
-    document = Document.objects.create(
-        owner=alice, filename="a.pdf", size=10, sha256="0" * 64, storage_key="k"
+    job = make_document(alice).current_job
+    Job.objects.filter(id=job.id).update(
+        progress_done=3,
+        progress_total=7,
+        attempts=1,
+        error_code="transient",
+        error_detail="TimeoutError: slow",
     )
-    return Job.objects.create(
-        document=document, version=1, progress_done=3, progress_total=7, attempts=1,
-        error_code="transient", error_detail="TimeoutError: slow",
-    )  # fmt: skip
+    job.refresh_from_db()
+    return job
 
 
 def test_the_owner_sees_the_jobs_state(alice_client, alices_job):

@@ -1,0 +1,73 @@
+"""Idempotency-Key: a repeated request gets the first answer again and creates nothing."""
+
+import hashlib
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from documents.models import IdempotencyKey
+
+
+@dataclass
+class Slot:
+    """What to do with a request: replay an earlier answer, refuse it, or run it and
+    record its answer with `remember`."""
+
+    record: IdempotencyKey
+    replay: tuple[int, dict] | None = None
+    mismatch: bool = False
+
+    def remember(self, status_code: int, body: dict) -> None:
+        self.record.status_code = status_code
+        self.record.body = body
+        self.record.save(update_fields=["status_code", "body"])
+
+
+def fingerprint(parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@contextmanager
+def idempotent(*, owner_id: int, key: str, request_fingerprint: str) -> Iterator[Slot]:
+    """Run the body once per (owner, key) within the retention period.
+
+    Everything inside runs in one transaction that starts by inserting the key's row: a
+    concurrent request with the same key waits on that row until this one commits, then
+    replays the stored answer. If the body raises, the row goes with the rollback and a
+    later repeat runs afresh.
+    """
+    with transaction.atomic():
+        record, created = IdempotencyKey.objects.get_or_create(
+            owner_id=owner_id, key=key, defaults={"fingerprint": request_fingerprint}
+        )
+        if not created and _expired(record):
+            record.delete()
+            record = IdempotencyKey.objects.create(
+                owner_id=owner_id, key=key, fingerprint=request_fingerprint
+            )
+            created = True
+        slot = Slot(record=record)
+        if not created:
+            if record.fingerprint != request_fingerprint:
+                slot.mismatch = True
+            else:
+                slot.replay = (record.status_code, record.body)
+        yield slot
+
+
+def _expired(record: IdempotencyKey) -> bool:
+    ttl = timedelta(seconds=settings.INGEST_IDEMPOTENCY_TTL_SECONDS)
+    return record.created_at < timezone.now() - ttl
+
+
+def forget_expired() -> int:
+    """Delete keys past the retention period; returns how many."""
+    cutoff = timezone.now() - timedelta(seconds=settings.INGEST_IDEMPOTENCY_TTL_SECONDS)
+    deleted, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
+    return deleted

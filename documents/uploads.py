@@ -1,0 +1,193 @@
+"""Streaming validation of uploaded files, before anything is stored.
+
+`GuardedUploadHandler` replaces Django's upload handlers for the upload endpoints. It
+checks each file while its bytes stream in: the size limit stops writing the moment it
+is passed, the `%PDF-` magic is read from the first kilobyte, and files past the
+per-request limit are not written at all. It also hashes each file on the way, so the
+upload service never reads it again.
+"""
+
+import hashlib
+import re
+import tempfile
+import unicodedata
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.core.files.uploadhandler import FileUploadHandler, StopFutureHandlers
+from django.http import HttpRequest
+from rest_framework import status
+from rest_framework.exceptions import APIException
+
+PDF_MAGIC = b"%PDF-"
+MAGIC_WINDOW = 1024  # the PDF header may follow some junk; pdfminer looks this far too
+_SPOOL_BYTES = 2 * 1024 * 1024  # smaller files stay in memory
+
+
+@dataclass(frozen=True)
+class Rejection:
+    code: str
+    detail: str
+    http_status: int
+
+
+def too_large() -> Rejection:
+    limit = settings.INGEST_MAX_UPLOAD_BYTES
+    return Rejection("too_large", f"The file is larger than the limit of {_human(limit)}.", 413)
+
+
+EMPTY = Rejection("empty", "The file is empty.", 400)
+NOT_A_PDF = Rejection("not_a_pdf", "The file is not a PDF (it does not start with %PDF-).", 415)
+
+
+def too_many_files() -> Rejection:
+    limit = settings.INGEST_MAX_FILES_PER_REQUEST
+    return Rejection("too_many_files", f"At most {limit} files can be sent in one request.", 400)
+
+
+@dataclass
+class RejectedFile:
+    """Stands in request.FILES for a file that broke a rule; its bytes were discarded."""
+
+    name: str
+    rejection: Rejection
+
+
+class RequestTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "request_too_large"
+    default_detail = "The request is larger than the upload limits allow."
+
+
+@dataclass
+class _Current:
+    name: str
+    content_type: str
+    charset: str | None
+    size: int = 0
+    head: bytes = b""
+    digest: "hashlib._Hash" = field(default_factory=hashlib.sha256)
+    spool: tempfile.SpooledTemporaryFile | None = None
+    rejection: Rejection | None = None
+
+
+class GuardedUploadHandler(FileUploadHandler):
+    def __init__(self, request: HttpRequest | None = None) -> None:
+        super().__init__(request)
+        self.max_bytes = settings.INGEST_MAX_UPLOAD_BYTES
+        self.max_files = settings.INGEST_MAX_FILES_PER_REQUEST
+        self.count = 0
+        self.current: _Current | None = None
+
+    def handle_raw_input(
+        self,
+        input_data: object,
+        META: dict,
+        content_length: int,
+        boundary: bytes,
+        encoding: str | None = None,
+    ) -> None:
+        # A body bigger than every allowed file together is refused before it is read.
+        ceiling = self.max_files * self.max_bytes + 1024 * 1024
+        if content_length and content_length > ceiling:
+            raise RequestTooLarge(
+                f"The request has {_human(content_length)}; at most {self.max_files} files "
+                f"of {_human(self.max_bytes)} each are accepted."
+            )
+
+    def new_file(
+        self,
+        field_name: str,
+        file_name: str,
+        content_type: str,
+        content_length: int | None,
+        charset: str | None = None,
+        content_type_extra: dict | None = None,
+    ) -> None:
+        super().new_file(
+            field_name, file_name, content_type, content_length, charset, content_type_extra
+        )
+        self.count += 1
+        self.current = _Current(name=file_name, content_type=content_type, charset=charset)
+        if self.count > self.max_files:
+            self.current.rejection = too_many_files()
+        else:
+            # Closed in file_complete or _reject; lives across calls, so no `with`.
+            self.current.spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115
+        raise StopFutureHandlers()
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
+        current = self.current
+        if current is None or current.rejection is not None:
+            return None  # discarded: only counted against nothing, never written
+        current.size += len(raw_data)
+        if current.size > self.max_bytes:
+            self._reject(too_large())
+            return None
+        if len(current.head) < MAGIC_WINDOW:
+            current.head += raw_data[: MAGIC_WINDOW - len(current.head)]
+            if len(current.head) >= MAGIC_WINDOW and PDF_MAGIC not in current.head:
+                self._reject(NOT_A_PDF)
+                return None
+        current.digest.update(raw_data)
+        current.spool.write(raw_data)
+        return None
+
+    def file_complete(self, file_size: int) -> UploadedFile | RejectedFile:
+        current = self.current
+        self.current = None
+        if current.rejection is None and current.size == 0:
+            current.rejection = EMPTY
+        elif current.rejection is None and PDF_MAGIC not in current.head:
+            current.rejection = NOT_A_PDF
+        if current.rejection is not None:
+            if current.spool is not None:
+                current.spool.close()
+            return RejectedFile(name=current.name, rejection=current.rejection)
+        current.spool.seek(0)
+        upload = UploadedFile(
+            file=current.spool,
+            name=current.name,
+            content_type=current.content_type,
+            size=current.size,
+            charset=current.charset,
+        )
+        upload.sha256 = current.digest.hexdigest()
+        return upload
+
+    def _reject(self, rejection: Rejection) -> None:
+        self.current.rejection = rejection
+        self.current.spool.close()
+        self.current.spool = None
+
+
+_UNSAFE = re.compile(r"[\\/]")
+_SPACES = re.compile(r"\s+")
+MAX_NAME = 200
+
+
+def display_name(raw: str | None) -> str:
+    """A file name fit to show: no directories, no control characters, at most 200
+    characters with the extension kept. It is never used to build a storage key."""
+    name = unicodedata.normalize("NFC", raw or "")
+    name = _UNSAFE.split(name)[-1]
+    name = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C")
+    name = _SPACES.sub(" ", name).strip(" .")
+    if len(name) > MAX_NAME:
+        stem, dot, ext = name.rpartition(".")
+        if dot and 0 < len(ext) <= 10:
+            name = stem[: MAX_NAME - len(ext) - 1].rstrip() + "." + ext
+        else:
+            name = name[:MAX_NAME]
+    return name or "upload.pdf"
+
+
+def _human(size: float) -> str:
+    if size < 1024:
+        return f"{size:.0f} bytes"
+    for unit in ("KiB", "MiB", "GiB"):
+        size /= 1024
+        if size < 1024 or unit == "GiB":
+            break
+    return f"{size:.1f}".rstrip("0").rstrip(".") + f" {unit}"

@@ -1,0 +1,128 @@
+"""Repeated requests: Idempotency-Key replays the first answer; identical bytes dedupe."""
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from documents.models import Document, IdempotencyKey
+from jobs.models import Job, JobStatus
+from tests.conftest import client_for, pdf_upload
+from tests.factories import make_pdf
+
+PDF = make_pdf(seed=7)
+
+
+def upload(client, content: bytes = PDF, key: str | None = None, query: str = ""):
+    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
+    return client.post(
+        f"/api/documents/{query}", {"file": pdf_upload(content)}, format="multipart", **headers
+    )
+
+
+@pytest.mark.django_db
+def test_a_repeated_request_with_the_same_key_gets_the_first_answer(alice_client, broker):
+    first = upload(alice_client, key="k-1")
+    second = upload(alice_client, key="k-1")
+
+    assert first.status_code == second.status_code == 202
+    assert second.json() == first.json()
+    assert second["Location"] == first["Location"]
+    assert Document.objects.count() == 1
+    assert Job.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_same_key_with_different_files_is_refused(alice_client, broker):
+    upload(alice_client, key="k-2")
+
+    response = upload(alice_client, content=make_pdf(seed=99), key="k-2")
+
+    assert response.status_code == 422
+    assert response.json()["code"] == "idempotency_key_reused"
+
+
+@pytest.mark.django_db
+def test_keys_belong_to_one_user(alice_client, bob_client, broker):
+    upload(alice_client, key="shared")
+
+    response = upload(bob_client, key="shared")
+
+    assert response.status_code == 202
+    assert Document.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_key_older_than_a_day_is_forgotten(alice_client, broker):
+    upload(alice_client, key="old")
+    IdempotencyKey.objects.update(created_at=timezone.now() - timedelta(hours=25))
+
+    response = upload(alice_client, content=make_pdf(seed=3), key="old")
+
+    assert response.status_code == 202
+    assert Document.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_racing_requests_with_one_key_create_one_document(alice, broker):
+    barrier = threading.Barrier(2)
+    answers = []
+
+    def send() -> None:
+        client = client_for(alice)
+        try:
+            barrier.wait()
+            answers.append(upload(client, key="race"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert [a.status_code for a in answers] == [202, 202]
+    assert answers[0].json() == answers[1].json()
+    assert Document.objects.count() == 1
+    assert Job.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_identical_bytes_return_the_existing_document_without_a_job(alice_client, broker):
+    first = upload(alice_client).json()["results"][0]
+
+    second = upload(alice_client).json()["results"][0]
+
+    assert second["duplicate"] is True
+    assert second["document_id"] == first["document_id"]
+    assert second["job_id"] == first["job_id"]
+    assert "duplicate" not in first
+    assert Document.objects.count() == 1
+    assert Job.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_reprocess_makes_a_new_job_for_a_finished_duplicate(alice_client, broker):
+    first = upload(alice_client).json()["results"][0]
+    Job.objects.filter(id=first["job_id"]).update(status=JobStatus.SUCCEEDED)
+
+    again = upload(alice_client, query="?reprocess=true").json()["results"][0]
+
+    assert again["duplicate"] is True
+    assert again["document_id"] == first["document_id"]
+    assert again["job_id"] != first["job_id"]
+    assert again["status"] == "queued"
+    assert str(Document.objects.get().current_job_id) == again["job_id"]
+
+
+@pytest.mark.django_db
+def test_another_users_identical_bytes_are_a_new_document(alice_client, bob_client, broker):
+    upload(alice_client)
+
+    response = upload(bob_client).json()["results"][0]
+
+    assert "duplicate" not in response
+    assert Document.objects.count() == 2
