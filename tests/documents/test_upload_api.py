@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.files.storage import default_storage
+from django.test import Client
 
 from documents.models import Document
 from jobs.actors import process_job
@@ -69,3 +70,19 @@ def test_anonymous_uploads_are_refused(client, broker):
 
     assert response.status_code in (401, 403)
     assert not Document.objects.exists()
+
+
+def test_a_signed_in_browser_uploads_with_its_session_and_csrf_token(alice, broker):
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(alice)
+    token = "Zx9" * 10 + "ab"  # any 32 allowed characters, as a CSRF cookie holds
+    browser.cookies["csrftoken"] = token
+    upload = pdf_upload(make_pdf())
+
+    refused = browser.post("/api/documents/", {"file": upload})
+    upload.seek(0)
+    accepted = browser.post("/api/documents/", {"file": upload}, HTTP_X_CSRFTOKEN=token)
+
+    assert refused.status_code == 403
+    assert accepted.status_code == 202
+    assert Document.objects.get().owner == alice

@@ -1,0 +1,148 @@
+"""OpenAPI descriptions of the documents API: responses, errors and examples.
+
+Kept apart from the views so each view still reads in one screen.
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+
+from documents.serializers import (
+    DocumentDetailOut,
+    DocumentOut,
+    RefusalOut,
+    UploadIn,
+    UploadOut,
+    UploadResultOut,
+)
+
+_DOC = "3f0c2a5e-8a41-4c55-a1c9-0d6f5b1e7a10"
+_JOB = "9b1e4c77-2d3a-4f0e-8c51-6a7d2e9f0b34"
+
+ACCEPTED = OpenApiExample(
+    "Two files, one refused",
+    status_codes=["202"],
+    response_only=True,
+    value={
+        "results": [
+            {
+                "filename": "q3-report.pdf",
+                "document_id": _DOC,
+                "job_id": _JOB,
+                "status": "queued",
+                "status_url": f"https://ingest.example.com/api/jobs/{_JOB}/",
+            },
+            {
+                "filename": "photo.png",
+                "status": "rejected",
+                "error": {
+                    "code": "not_a_pdf",
+                    "detail": "The file is not a PDF (it does not start with %PDF-).",
+                },
+            },
+        ]
+    },
+)
+
+
+def _refusal(name: str, status: str, code: str, detail: str) -> OpenApiExample:
+    return OpenApiExample(
+        name, status_codes=[status], response_only=True, value={"code": code, "detail": detail}
+    )
+
+
+BUSY = _refusal(
+    "Backlog full",
+    "503",
+    "backlog_full",
+    "The service is busy: 5012 documents are waiting or in processing. Try again in 4 minutes.",
+)
+TOO_MANY = _refusal(
+    "Too many documents in flight",
+    "429",
+    "too_many_in_flight",
+    "You have 1000 documents waiting or in processing (the limit is 1000). Try again in 2 minutes.",
+)
+NOT_RETRYABLE = _refusal(
+    "Not failed",
+    "409",
+    "not_retryable",
+    "Only a failed document can be retried; this one is processing.",
+)
+
+_RETRY_AFTER = "Seconds to wait, from the measured rate at which jobs finish (Retry-After header)."
+
+upload = extend_schema(
+    summary="Upload one or more PDFs",
+    description=(
+        "Repeat the multipart field `file` for several files. Each file gets its own result: "
+        "accepted files a document, a queued job and a `status_url` to follow; refused files "
+        "an `error`. One bad file never sinks the others. Send `Idempotency-Key` to make a "
+        "retry of the same request safe for 24 h. Identical bytes return the existing "
+        "document with `duplicate: true` unless `?reprocess=true`."
+    ),
+    request={"multipart/form-data": UploadIn},
+    parameters=[
+        OpenApiParameter(
+            "Idempotency-Key",
+            OpenApiTypes.STR,
+            OpenApiParameter.HEADER,
+            description="Any unique string (≤ 255 characters) per logical request.",
+        ),
+        OpenApiParameter(
+            "reprocess", OpenApiTypes.BOOL, description="Process identical bytes again."
+        ),
+    ],
+    responses={
+        202: OpenApiResponse(
+            UploadOut, "At least one file was accepted (Location: the first job)."
+        ),
+        400: OpenApiResponse(
+            UploadOut, "Nothing accepted: empty files, no file, or too many files."
+        ),
+        413: OpenApiResponse(
+            UploadOut, "Nothing accepted: a file (or the request) is over the size limit."
+        ),
+        415: OpenApiResponse(UploadOut, "Nothing accepted: not a PDF."),
+        422: OpenApiResponse(RefusalOut, "The Idempotency-Key was used for a different request."),
+        429: OpenApiResponse(
+            RefusalOut, f"Too many documents in flight for this user, or throttled. {_RETRY_AFTER}"
+        ),
+        503: OpenApiResponse(RefusalOut, f"The service's backlog is full. {_RETRY_AFTER}"),
+    },
+    examples=[ACCEPTED, BUSY, TOO_MANY],
+)
+
+listing = extend_schema(
+    summary="List your documents, newest first",
+    parameters=[
+        OpenApiParameter(
+            "status",
+            OpenApiTypes.STR,
+            enum=["queued", "processing", "succeeded", "failed", "cancelled"],
+            description="Only documents whose current job has this status.",
+        ),
+    ],
+    responses={200: DocumentOut(many=True)},
+)
+
+detail = extend_schema(
+    summary="A document: its current job, version, pages and chunks",
+    responses={200: DocumentDetailOut, 404: RefusalOut},
+)
+
+delete = extend_schema(
+    summary="Delete a document, its file, chunks and jobs",
+    description="A job in flight is abandoned: its worker's late writes change nothing.",
+    responses={204: None, 404: RefusalOut},
+)
+
+retry = extend_schema(
+    summary="Give a failed document a fresh attempt",
+    request=None,
+    responses={
+        202: OpenApiResponse(UploadResultOut, "A new job was queued (Location: the job)."),
+        404: RefusalOut,
+        409: OpenApiResponse(RefusalOut, "The document's current job has not failed."),
+    },
+    examples=[NOT_RETRYABLE],
+)

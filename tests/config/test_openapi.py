@@ -1,0 +1,34 @@
+import re
+
+import pytest
+from django.contrib.staticfiles import finders
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_schema_lists_every_endpoint_with_its_errors(client):
+    response = client.get("/api/schema/?format=json")
+
+    assert response.status_code == 200
+    schema = response.json()
+    assert set(schema["paths"]) == {
+        "/api/documents/",
+        "/api/documents/{id}/",
+        "/api/documents/{id}/retry/",
+        "/api/jobs/{job_id}/",
+    }
+    upload = schema["paths"]["/api/documents/"]["post"]
+    assert {"202", "400", "413", "415", "422", "429", "503"} <= set(upload["responses"])
+    assert "multipart/form-data" in upload["requestBody"]["content"]
+    assert "examples" in upload["responses"]["503"]["content"]["application/json"]
+    assert "409" in schema["paths"]["/api/documents/{id}/retry/"]["post"]["responses"]
+
+
+def test_the_interactive_docs_use_only_local_assets(client):
+    page = client.get("/api/docs/").content.decode()
+
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert assets, "the page loads its scripts and styles"
+    assert all(url.startswith("/static/") for url in assets), assets
+    for url in assets:
+        assert finders.find(url.removeprefix("/static/")), f"{url} is not shipped"
