@@ -1,5 +1,13 @@
+"""How a processing step says it failed: for good (PermanentError) or for now (TransientError).
+
+The job layer turns a PermanentError into `failed` at once, and a TransientError into a
+retry with backoff (honouring `retry_after`) until the attempts run out. Any other
+exception counts as transient too. `code` is stable for clients; `detail` is for people.
+"""
+
+
 class PermanentError(Exception):
-    """Processing cannot succeed however often it is tried; `code` is stable for clients."""
+    """Processing cannot succeed however often it is tried."""
 
     code = "permanent"
 
@@ -24,3 +32,38 @@ class Corrupt(PermanentError):
 
 class NoText(PermanentError):
     code = "no_text"
+
+
+class TooManyPages(PermanentError):
+    code = "too_many_pages"
+
+
+class TransientError(Exception):
+    """Might succeed later: rate limits, 5xx answers, timeouts, lost connections.
+
+    `retry_after` (seconds) is the earliest sensible retry, e.g. from a provider's
+    Retry-After header; None lets the job layer's backoff decide.
+    """
+
+    code = "transient"
+
+    def __init__(
+        self, detail: str, *, code: str | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.retry_after = retry_after
+        if code:
+            self.code = code
+
+
+class RateLimited(TransientError):
+    code = "rate_limited"
+
+
+class ProviderUnavailable(TransientError):
+    code = "provider_unavailable"
+
+
+class Timeout(TransientError):
+    code = "timeout"
