@@ -12,7 +12,15 @@ from pathlib import Path
 import dj_database_url
 
 from config import embedded
-from config.env import ConfigurationError, env_bool, env_choice, env_int, env_list, env_str
+from config.env import (
+    ConfigurationError,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("INGEST_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -99,17 +107,36 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 DRAMATIQ_BROKER = {
     "BROKER": "dramatiq.brokers.redis.RedisBroker",
-    "OPTIONS": {"url": REDIS_URL},
+    "OPTIONS": {
+        "url": REDIS_URL,
+        # A dead worker's unacknowledged messages go back to the queue when some other
+        # worker runs the broker's maintenance: after this heartbeat timeout, on this
+        # share (per million) of broker calls. Dramatiq's defaults (60 s, 0.1 %) took
+        # about 9 minutes; the job lease and the sweeper recover jobs sooner anyway.
+        "heartbeat_timeout": 30_000,
+        "maintenance_chance": 50_000,
+        "socket_connect_timeout": 2,
+        "socket_timeout": 10,
+    },
+    # No AgeLimit (it drops old messages silently; the actor fails their jobs as
+    # `expired` instead) and no Retries (a job's retries live in the database).
     "MIDDLEWARE": [
-        "dramatiq.middleware.AgeLimit",
+        "dramatiq.middleware.CurrentMessage",
         "dramatiq.middleware.TimeLimit",
         "dramatiq.middleware.ShutdownNotifications",
         "dramatiq.middleware.Callbacks",
-        "dramatiq.middleware.Retries",
         "django_dramatiq.middleware.DbConnectionsMiddleware",
     ],
 }
 DRAMATIQ_AUTODISCOVER_MODULES = ["actors"]
+
+# Live status pushes to the owner's pages (best effort; pages also poll).
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+    }
+}
 
 # --------------------------------------------------------------------------- files
 
@@ -215,10 +242,37 @@ INGEST_IDEMPOTENCY_TTL_SECONDS = env_int("INGEST_IDEMPOTENCY_TTL_SECONDS", 24 * 
 # Django refuses a request with more files than this before our own, friendlier limit can.
 DATA_UPLOAD_MAX_NUMBER_FILES = max(1000, INGEST_MAX_FILES_PER_REQUEST + 1)
 
+# --------------------------------------------------------------------------- jobs
+
+# A worker renews its job's heartbeat every third of this; a job whose heartbeat is older
+# is taken over by the next claim or the sweeper.
+INGEST_LEASE_SECONDS = env_int("INGEST_LEASE_SECONDS", 60, minimum=3)
+INGEST_MAX_MESSAGE_AGE_SECONDS = env_int("INGEST_MAX_MESSAGE_AGE_SECONDS", 86400, minimum=1)
+INGEST_RETRY_BASE_SECONDS = env_float("INGEST_RETRY_BASE_SECONDS", 2.0, minimum=0.0)
+INGEST_RETRY_MAX_SECONDS = env_float("INGEST_RETRY_MAX_SECONDS", 600.0, minimum=0.0)
+# Documents up to this size go to the `fast` queue, larger ones to `batch`.
+INGEST_FAST_LANE_MAX_BYTES = env_int("INGEST_FAST_LANE_MAX_BYTES", 2 * 1024 * 1024, minimum=0)
+# A queued job not picked up this long after it was due is sent again by the sweeper.
+INGEST_REQUEUE_GRACE_SECONDS = env_int("INGEST_REQUEUE_GRACE_SECONDS", 900, minimum=1)
+
 # --------------------------------------------------------------------------- pipeline
 
-INGEST_EMBED_PROVIDER = env_choice("INGEST_EMBED_PROVIDER", "hashing", {"hashing"})
+# Embeddings (search/embedding/): `openai` when an API key is configured, else `hashing`.
+OPENAI_API_KEY = env_str("OPENAI_API_KEY").strip()
+# Any OpenAI-compatible server (vLLM, Ollama, TEI, ...); None lets the client use OpenAI's.
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL") or None
+INGEST_EMBED_PROVIDER = env_choice(
+    "INGEST_EMBED_PROVIDER", "openai" if OPENAI_API_KEY else "hashing", {"hashing", "openai"}
+)
+INGEST_EMBED_MODEL = env_str("INGEST_EMBED_MODEL", "text-embedding-3-small")
 INGEST_EMBED_DIMENSIONS = env_int("INGEST_EMBED_DIMENSIONS", 384, minimum=1)
+# Some OpenAI-compatible servers refuse the `dimensions` parameter.
+INGEST_EMBED_SEND_DIMENSIONS = env_bool("INGEST_EMBED_SEND_DIMENSIONS", True)
+INGEST_EMBED_TIMEOUT_SECONDS = env_float("INGEST_EMBED_TIMEOUT_SECONDS", 30.0, minimum=0.1)
+# Shared by every worker process, paced before each call (search/embedding/ratelimit.py).
+INGEST_EMBED_RPM = env_int("INGEST_EMBED_RPM", 3000, minimum=1)
+INGEST_EMBED_TPM = env_int("INGEST_EMBED_TPM", 1_000_000, minimum=1)
+INGEST_EMBED_MAX_WAIT_SECONDS = env_float("INGEST_EMBED_MAX_WAIT_SECONDS", 60.0, minimum=0)
 INGEST_EMBED_BATCH = env_int("INGEST_EMBED_BATCH", 64, minimum=1)
 INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 1000, minimum=100)
 INGEST_CHUNK_OVERLAP = env_int("INGEST_CHUNK_OVERLAP", 150, minimum=0)

@@ -43,6 +43,9 @@ class UploadThrottle(UserRateThrottle):
             return True
 
 
+UPLOADS = ("create", "versions")  # actions that take files: guarded before parsing
+
+
 class NewestFirst(CursorPagination):
     ordering = "-created_at"
     page_size = 50
@@ -76,22 +79,22 @@ class DocumentViewSet(viewsets.GenericViewSet):
         return documents
 
     def get_parsers(self):  # noqa: ANN201
-        if getattr(self, "action", None) == "create":
+        if getattr(self, "action", None) in UPLOADS:
             return [MultiPartParser()]
         return super().get_parsers()
 
     def get_throttles(self):  # noqa: ANN201
-        return [UploadThrottle()] if self.action == "create" else []
+        return [UploadThrottle()] if self.action in UPLOADS else []
 
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
-        if self.action == "create":
+        if self.action in UPLOADS:
             # Before anything reads the body: our handler enforces the limits while
             # it streams, and a service past its backlog refuses without reading it.
             request._request.upload_handlers = [GuardedUploadHandler(request._request)]
             if refusal := admission.check_service():
                 raise _refuse(refusal)
         super().initial(request, *args, **kwargs)
-        if self.action == "create" and (refusal := admission.check_user(user_id=request.user.pk)):
+        if self.action in UPLOADS and (refusal := admission.check_user(user_id=request.user.pk)):
             raise _refuse(refusal)
 
     # ------------------------------------------------------------------ reads
@@ -185,6 +188,27 @@ class DocumentViewSet(viewsets.GenericViewSet):
         except services.NotRetryable as exc:
             raise Refused(status_code=409, code="not_retryable", detail=str(exc)) from exc
         result = _accepted_result(request, services.Accepted(document=document, job=job))
+        return Response(
+            result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
+        )
+
+    @api_docs.versions
+    @action(detail=True, methods=["post"])
+    def versions(self, request: Request, pk: uuid.UUID) -> Response:
+        self.get_object()  # 404 for another owner's document
+        files = request.FILES.getlist("file")
+        if len(files) != 1:
+            raise Refused(
+                status_code=400, code="one_file", detail="Send exactly one PDF in the field 'file'."
+            )
+        [upload] = files
+        if isinstance(upload, RejectedFile):
+            body = {"code": upload.rejection.code, "detail": upload.rejection.detail,
+                    "results": [_rejected_result(upload)]}  # fmt: skip
+            return Response(body, status=upload.rejection.http_status)
+        accepted = services.add_version(document_id=pk, owner=request.user, upload=upload)
+        result = _accepted_result(request, accepted)
+        result["version"] = accepted.document.version
         return Response(
             result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
         )

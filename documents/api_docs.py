@@ -146,3 +146,22 @@ retry = extend_schema(
     },
     examples=[NOT_RETRYABLE],
 )
+
+versions = extend_schema(
+    summary="Upload a new version of a document",
+    description=(
+        "The file becomes version n + 1 and gets its own job. Search keeps serving the ready "
+        "version until the new one is processed; if an older version finishes after a newer "
+        "one, its result is discarded."
+    ),
+    request={"multipart/form-data": UploadIn},
+    responses={
+        202: OpenApiResponse(UploadResultOut, "The new version was accepted (Location: its job)."),
+        400: RefusalOut,
+        404: RefusalOut,
+        413: RefusalOut,
+        415: RefusalOut,
+        429: RefusalOut,
+        503: RefusalOut,
+    },
+)

@@ -25,6 +25,9 @@ class Document(models.Model):
         help_text="The latest job for this document: its status is the document's status.",
     )
     page_count = models.PositiveIntegerField(null=True, blank=True)
+    ready_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The version search serves; None until one is ready."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -19,6 +19,7 @@ from django.core.files.storage import Storage, default_storage
 from django.utils import timezone
 
 from documents.models import Document
+from jobs.models import Job
 
 PREFIX = "documents"
 DEFAULT_MIN_AGE = timedelta(hours=1)
@@ -67,21 +68,27 @@ def cleanup_orphans(
 
 
 def find_orphans(*, storage: Storage, min_age: timedelta = DEFAULT_MIN_AGE) -> Iterator[Orphan]:
-    """Yield each file under `documents/` that no Document.storage_key names and that was
+    """Yield each file under `documents/` that no document or job names and that was
     last modified more than `min_age` ago. Reads the storage lazily, batch by batch."""
     cutoff = timezone.now() - min_age
     for batch in _batches(_walk(storage, PREFIX), BATCH_SIZE):
         # Ask the database first: it answers a whole batch at once, while each age
         # check may be a request to the object store.
-        referenced = set(
-            Document.objects.filter(storage_key__in=batch).values_list("storage_key", flat=True)
-        )
+        referenced = _referenced(batch)
         for key in batch:
             if key in referenced:
                 continue
             orphan = _orphan_if_old(storage, key, cutoff)
             if orphan is not None:
                 yield orphan
+
+
+def _referenced(keys: list[str]) -> set[str]:
+    """Keys a document (its newest version) or a job (the version it processes) names,
+    in one query."""
+    by_documents = Document.objects.filter(storage_key__in=keys).values_list("storage_key")
+    by_jobs = Job.objects.filter(storage_key__in=keys).values_list("storage_key")
+    return {key for (key,) in by_documents.union(by_jobs)}
 
 
 def _orphan_if_old(storage: Storage, key: str, cutoff: datetime) -> Orphan | None:

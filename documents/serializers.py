@@ -20,6 +20,7 @@ class UploadResultOut(serializers.Serializer):
     job_id = serializers.UUIDField(required=False)
     status_url = serializers.URLField(required=False)
     duplicate = serializers.BooleanField(required=False)
+    version = serializers.IntegerField(required=False)
     error = ErrorOut(required=False)
 
 
@@ -51,6 +52,7 @@ class DocumentOut(serializers.ModelSerializer):
             "size",
             "sha256",
             "version",
+            "ready_version",
             "status",
             "page_count",
             "created_at",

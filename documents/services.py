@@ -110,6 +110,32 @@ def _duplicate(document: Document, *, reprocess: bool) -> Accepted:
     return Accepted(document=document, job=job, duplicate=True)
 
 
+def add_version(
+    *, document_id: uuid.UUID, owner: AbstractBaseUser, upload: UploadedFile
+) -> Accepted:
+    """Store a new version of a document (n + 1) and queue a job for it.
+
+    The document now describes the new file; search keeps serving the ready version
+    until the new one is processed. Raises Document.DoesNotExist for another owner's
+    document. Versions are numbered under a row lock, so two uploads make n + 1 and n + 2.
+    """
+    with transaction.atomic():
+        document = Document.objects.select_for_update(of=("self",)).get(id=document_id, owner=owner)
+        version = document.version + 1
+        key = default_storage.save(
+            storage_key(owner_id=owner.pk, document_id=document.id, version=version), upload
+        )
+        document.version = version
+        document.storage_key = key
+        document.filename = display_name(upload.name)
+        document.size = upload.size
+        document.sha256 = sha256_of(upload)
+        document.page_count = None
+        document.save()
+        job = queue_new_job(document=document)
+    return Accepted(document=document, job=job)
+
+
 def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
     """Give a failed document a fresh attempt: a new queued job, sent after commit.
 
@@ -138,7 +164,7 @@ def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
     """
     with transaction.atomic():
         document = Document.objects.select_for_update().get(id=document_id, owner_id=owner_id)
-        keys = {document.storage_key}
+        keys = {document.storage_key, *document.jobs.values_list("storage_key", flat=True)}
         document.delete()
         transaction.on_commit(lambda: _delete_files(keys))
 

@@ -9,13 +9,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from jobs.models import Job
-from jobs.serializers import JobErrorOut, JobOut
+from jobs.serializers import JobDetailOut, JobErrorOut
 
 
 class JobDetailView(APIView):
     """GET /api/jobs/{id}/: a job's state. Another user's job answers 404."""
 
-    @extend_schema(summary="A job's state and progress", responses={200: JobOut, 404: JobErrorOut})
+    @extend_schema(
+        summary="A job's state and progress", responses={200: JobDetailOut, 404: JobErrorOut}
+    )
     def get(self, request: Request, job_id: uuid.UUID) -> Response:
-        job = get_object_or_404(Job, id=job_id, owner=request.user)
-        return Response(JobOut(job).data)
+        jobs = Job.objects.prefetch_related("attempt_log")
+        job = get_object_or_404(jobs, id=job_id, owner=request.user)
+        return Response(JobDetailOut(job).data)

@@ -14,6 +14,13 @@ class JobStatus(models.TextChoices):
     CANCELLED = "cancelled"
 
 
+class Lane(models.TextChoices):
+    """Small documents get their own queue so they never wait behind an 80-page scan."""
+
+    FAST = "fast"
+    BATCH = "batch"
+
+
 TERMINAL_STATUSES = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 IN_FLIGHT_STATUSES = (JobStatus.QUEUED, JobStatus.PROCESSING)
 
@@ -33,6 +40,10 @@ class Job(models.Model):
     # flight from one small partial index instead of joining through documents.
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     version = models.PositiveIntegerField()
+    storage_key = models.CharField(
+        max_length=500, default="", help_text="The bytes this job processes."
+    )
+    lane = models.CharField(max_length=8, choices=Lane.choices, default=Lane.FAST)
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     progress_done = models.PositiveIntegerField(default=0)
@@ -42,7 +53,10 @@ class Job(models.Model):
     worker = models.CharField(max_length=200, blank=True, help_text="Who holds the attempt.")
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(default=timezone.now, help_text="When it last became queued.")
-    enqueued_at = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True, help_text="When last sent.")
+    next_attempt_at = models.DateTimeField(
+        null=True, blank=True, help_text="A retry waits until then (backoff, Retry-After)."
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -53,6 +67,7 @@ class Job(models.Model):
             models.Index(fields=["status", "created_at"]),
             models.Index(fields=["document", "-created_at"]),
             models.Index(fields=["finished_at"], name="job_finished_at"),
+            models.Index(fields=["storage_key"], name="job_storage_key"),
             # Admission control reads only jobs in flight: keep that set in small indexes.
             models.Index(
                 fields=["queued_at"],
@@ -72,3 +87,43 @@ class Job(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
+
+
+class AttemptOutcome(models.TextChoices):
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"  # a permanent error: the job failed
+    RETRY = "retry"  # a transient error: the job went back to the queue
+    LOST = "lost"  # the worker stopped answering (killed, hung) and its lease expired
+    SUPERSEDED = "superseded"  # finished, but a newer version was ready first
+
+
+class JobAttempt(models.Model):
+    """What happened in one attempt at a job, for the people who have to find out."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="attempt_log")
+    number = models.PositiveIntegerField()
+    worker = models.CharField(max_length=200)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(
+        max_length=16, choices=AttemptOutcome.choices, default=AttemptOutcome.RUNNING
+    )
+    error_code = models.CharField(max_length=64, blank=True)
+    error_message = models.TextField(blank=True)
+    traceback = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["job", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "number"], name="one_record_per_attempt")
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.job_id}: {self.outcome}"
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()

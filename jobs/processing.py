@@ -1,72 +1,121 @@
-"""Run one claimed job through the pipeline: extract → clean → split → embed → store."""
+"""Run one claimed job through the pipeline: extract → clean → split → embed → store.
 
+Every write is conditional on this attempt still holding the job, and the result
+becomes visible in one transaction with the job's success. How each kind of failure
+ends is decided here, once: permanent errors fail the job, everything else retries.
+"""
+
+import contextlib
 import itertools
 import logging
+import tempfile
+import traceback
 from collections.abc import Iterator
+from pathlib import Path
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import DatabaseError, transaction
+from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from documents.models import Document
-from jobs import services
-from jobs.models import Job
+from jobs import notify, services
+from jobs.lease import LeaseKeeper
+from jobs.models import Job, JobStatus
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
-from search.pipeline.errors import NoText, PermanentError
+from search.pipeline.errors import NoText, PermanentError, TransientError
 from search.pipeline.extract import Page, extract_pages
 from search.pipeline.split import Piece, split_pages
-from search.pipeline.store import delete_stale_chunks, upsert_chunks
+from search.pipeline.store import delete_chunks_of_version, delete_stale_chunks, upsert_chunks
 
 log = logging.getLogger(__name__)
 
 
 class LostJob(Exception):
-    """Another attempt owns the job now; this one stops without writing more."""
+    """Another attempt owns the job now, or it is gone; this one stops writing."""
 
 
 def run(job: Job) -> None:
-    """Process a job this worker has claimed, ending it succeeded or failed.
-
-    Permanent errors end the job as failed with their code. Other errors put the job
-    back in the queue and propagate to Dramatiq's retries, until INGEST_MAX_ATTEMPTS.
-    """
-    try:
-        pieces = _pieces(job)
-        _store(job, pieces)
-    except PermanentError as exc:
-        services.mark_failed(job=job, code=exc.code, detail=exc.detail)
-    except LostJob:
-        log.info("job %s: lost to another attempt; stopping", job.id)
-    except Exception as exc:
-        # Unknown errors count as transient: back to the queue and let Dramatiq retry,
-        # until the attempts run out.
-        detail = f"{type(exc).__name__}: {exc}"
-        if job.attempts >= settings.INGEST_MAX_ATTEMPTS:
-            services.mark_failed(
-                job=job,
-                code="retries_exhausted",
-                detail=f"Gave up after {job.attempts} attempts. Last error: {detail}",
-            )
-            return
-        if not services.release_for_retry(job=job, code="transient", detail=detail):
-            # The job was deleted or taken over meanwhile (which may be what broke this
-            # attempt, e.g. its file is gone): nothing is left to retry.
-            log.info("job %s: lost while failing (%s); dropping", job.id, detail)
-            return
-        raise
+    """Process a job this worker has claimed, ending it succeeded, failed, or queued
+    again for a retry. Never raises for anything the job itself caused."""
+    notify.job_changed(job, status=JobStatus.PROCESSING)
+    with LeaseKeeper(job) as lease:
+        try:
+            _process(job, lease)
+        except LostJob:
+            log.info("job %s: lost to another attempt or deleted; stopping", job.id)
+        except PermanentError as exc:
+            _end(job, services.fail_job(job=job, code=exc.code, detail=exc.detail, tb=_tb()))
+        except TransientError as exc:
+            _retry(job, exc.code, exc.detail, retry_after=exc.retry_after)
+        except TimeLimitExceeded:
+            limit = settings.INGEST_JOB_TIME_LIMIT_SECONDS
+            _retry(job, "timeout", f"The attempt ran past its time limit of {limit} s.")
+        except DatabaseError as exc:
+            _retry(job, "connection", f"Lost the database: {type(exc).__name__}: {exc}")
+        except Exception as exc:
+            # Unknown errors count as transient, with their class and message kept.
+            _retry(job, "unexpected_error", f"{type(exc).__name__}: {exc}")
 
 
-def _pieces(job: Job) -> list[Piece]:
-    with default_storage.open(job.document.storage_key, "rb") as fp:
-        pages = [Page(page.number, clean_text(page.text)) for page in extract_pages(fp)]
-    Document.objects.filter(id=job.document_id).update(page_count=len(pages))
+def _tb() -> str:
+    return traceback.format_exc()
+
+
+def _retry(job: Job, code: str, detail: str, retry_after: float | None = None) -> None:
+    outcome = services.retry_or_fail(
+        job=job, code=code, detail=detail, tb=_tb(), retry_after=retry_after
+    )
+    log.info("job %s: %s after %s (%s)", job.id, outcome, code, detail)
+    if outcome != "lost":
+        status = JobStatus.QUEUED if outcome == "retry" else JobStatus.FAILED
+        notify.job_changed(job, status=status)
+
+
+def _end(job: Job, ended: bool) -> None:
+    if ended:
+        notify.job_changed(job, status=JobStatus.FAILED)
+
+
+def _check(job: Job, lease: LeaseKeeper) -> None:
+    if lease.lost.is_set():
+        raise LostJob
+
+
+def _process(job: Job, lease: LeaseKeeper) -> None:
+    pages = _extract(job)
+    _check(job, lease)
     pieces = list(
         split_pages(pages, size=settings.INGEST_CHUNK_SIZE, overlap=settings.INGEST_CHUNK_OVERLAP)
     )
     if not any(any(ch.isalnum() for ch in piece.text) for piece in pieces):
         raise NoText("No text layer: it looks scanned; OCR is not enabled.")
-    return pieces
+    _store(job, pieces, lease)
+
+
+@contextlib.contextmanager
+def _local_file(key: str) -> Iterator[Path]:
+    """A path to the stored bytes: the file itself on local storage, a temporary copy
+    from object storage."""
+    try:
+        yield Path(default_storage.path(key))
+        return
+    except NotImplementedError:
+        pass
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as copy, default_storage.open(key, "rb") as src:
+        for block in iter(lambda: src.read(1024 * 1024), b""):
+            copy.write(block)
+        copy.flush()
+        yield Path(copy.name)
+
+
+def _extract(job: Job) -> list[Page]:
+    with _local_file(job.storage_key) as path, open(path, "rb") as fp:
+        pages = [Page(page.number, clean_text(page.text)) for page in extract_pages(fp)]
+    # Only the newest version describes the document.
+    Document.objects.filter(id=job.document_id, version=job.version).update(page_count=len(pages))
+    return pages
 
 
 def _batches(pieces: list[Piece], size: int) -> Iterator[list[Piece]]:
@@ -75,21 +124,29 @@ def _batches(pieces: list[Piece], size: int) -> Iterator[list[Piece]]:
         yield batch
 
 
-def _store(job: Job, pieces: list[Piece]) -> None:
+def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper) -> None:
     total = len(pieces)
     done = 0
     for batch in _batches(pieces, settings.INGEST_EMBED_BATCH):
         vectors = embed([piece.text for piece in batch])
         # Progress doubles as the ownership check: a job deleted or taken over while
         # this batch was embedded gets no chunks written.
+        _check(job, lease)
         if not services.record_progress(job=job, done=done, total=total):
             raise LostJob
         upsert_chunks(
             document_id=job.document_id, version=job.version, pieces=batch, vectors=vectors
         )
         done += len(batch)
+        notify.job_changed(job, status=JobStatus.PROCESSING, done=done, total=total, progress=True)
     with transaction.atomic():
-        delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)
-        if not services.mark_succeeded(job=job, total=total):
+        outcome = services.complete_job(job=job, total=total)
+        if outcome == "lost":
             transaction.set_rollback(True)
             raise LostJob
+        if outcome == "superseded":
+            delete_chunks_of_version(document_id=job.document_id, version=job.version)
+            notify.job_changed(job, status=JobStatus.CANCELLED)
+            return
+        delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)
+        notify.job_changed(job, status=JobStatus.SUCCEEDED, done=total, total=total)

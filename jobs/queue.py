@@ -6,26 +6,30 @@ import uuid
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.models import Job, JobStatus
+from jobs.models import Job, JobStatus, Lane
 
 log = logging.getLogger(__name__)
 
 
-def send_job_on_commit(job_id: uuid.UUID) -> None:
+def send_job_on_commit(job: Job, *, delay_seconds: float = 0) -> None:
     """Send the job's id once the surrounding transaction commits.
 
     Call inside the transaction that created or re-queued the job. If the broker is
-    down the job stays `queued` with no `enqueued_at`; the sweeper sends it later.
+    down the job stays `queued` without `enqueued_at`; the sweeper sends it later.
     """
-    transaction.on_commit(lambda: send_job(job_id))
+    job_id, lane = job.id, job.lane
+    transaction.on_commit(lambda: send_job(job_id, lane=lane, delay_seconds=delay_seconds))
 
 
-def send_job(job_id: uuid.UUID) -> bool:
-    """Send now; record `enqueued_at` on success. Returns False when the broker failed."""
-    from jobs.actors import process_job  # the actor module imports services, not this one
+def send_job(job_id: uuid.UUID, *, lane: str, delay_seconds: float = 0) -> bool:
+    """Send now (to the lane's queue, after `delay_seconds`); record `enqueued_at` on
+    success. Returns False when the broker failed."""
+    from jobs.actors import actor_for  # the actors import the services, which import this
 
     try:
-        process_job.send(str(job_id))
+        actor_for(Lane(lane)).send_with_options(
+            args=(str(job_id),), delay=int(delay_seconds * 1000) or None
+        )
     except Exception:
         log.warning(
             "could not send job %s to the broker; the sweeper will retry", job_id, exc_info=True

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from jobs.models import Job
+from jobs.models import Job, JobAttempt
 
 
 class ProgressOut(serializers.Serializer):
@@ -23,6 +23,7 @@ class JobOut(serializers.ModelSerializer):
             "id",
             "document_id",
             "version",
+            "lane",
             "status",
             "progress",
             "attempts",
@@ -30,6 +31,7 @@ class JobOut(serializers.ModelSerializer):
             "created_at",
             "queued_at",
             "enqueued_at",
+            "next_attempt_at",
             "started_at",
             "heartbeat_at",
             "finished_at",
@@ -42,3 +44,30 @@ class JobOut(serializers.ModelSerializer):
         if not job.error_code:
             return None
         return {"code": job.error_code, "detail": job.error_detail}
+
+
+class AttemptOut(serializers.ModelSerializer):
+    duration_seconds = serializers.FloatField(allow_null=True)
+
+    class Meta:
+        model = JobAttempt
+        fields = [
+            "number",
+            "worker",
+            "started_at",
+            "finished_at",
+            "duration_seconds",
+            "outcome",
+            "error_code",
+            "error_message",
+            "traceback",
+        ]
+
+
+class JobDetailOut(JobOut):
+    """A job with its attempt history: what each attempt did and how it ended."""
+
+    attempt_history = AttemptOut(source="attempt_log", many=True)
+
+    class Meta(JobOut.Meta):
+        fields = [*JobOut.Meta.fields, "attempt_history"]

@@ -1,49 +1,140 @@
-"""Every change of a job's state. Each is one conditional UPDATE on the expected state."""
+"""Every change of a job's state. Each is one conditional UPDATE on the expected state.
 
+The state machine (DESIGN.md): queued → processing → succeeded | failed | queued (retry);
+queued | failed → cancelled; failed or stale → queued (a fresh attempt). A write that
+finds its row in another state changes nothing and says so, so a late or duplicate
+actor can never move a job backwards.
+"""
+
+import random
 import uuid
+from datetime import timedelta
 
-from django.db.models import F, QuerySet
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from documents.models import Document
-from jobs.models import Job, JobStatus
+from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.queue import send_job_on_commit
 
 
+def lane_for(size: int) -> Lane:
+    return Lane.FAST if size <= settings.INGEST_FAST_LANE_MAX_BYTES else Lane.BATCH
+
+
 def queue_new_job(*, document: Document) -> Job:
-    """Create a queued job for the document's current version and make it the
-    document's current job; its id is sent after commit.
+    """Create a queued job for the document's current version and file, make it the
+    document's current job, and send its id after commit.
 
     Call inside a transaction (the caller's, which also holds whatever lock it needs).
     """
     job = Job.objects.create(
-        document=document, owner_id=document.owner_id, version=document.version
+        document=document,
+        owner_id=document.owner_id,
+        version=document.version,
+        storage_key=document.storage_key,
+        lane=lane_for(document.size),
     )
     document.current_job = job
     document.save(update_fields=["current_job", "updated_at"])
-    send_job_on_commit(job.id)
+    send_job_on_commit(job)
     return job
 
 
-def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
-    """Take a queued job for this worker: processing, attempts + 1, timestamps set.
+# --------------------------------------------------------------------------- claiming
 
-    Returns the claimed job, or None when the job is not queued any more (another
-    worker holds it, it is finished, or it was deleted): the caller drops the message.
+
+def _lease_cutoff() -> timezone.datetime:
+    return timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
+
+
+def stale_filter() -> Q:
+    """A processing job whose worker stopped renewing its lease."""
+    return Q(status=JobStatus.PROCESSING, heartbeat_at__lt=_lease_cutoff())
+
+
+def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
+    """Take the job for this worker: processing, attempts + 1, an attempt record opened.
+
+    Claimable: queued and due (no `next_attempt_at` in the future), or processing with an
+    expired lease (its worker died or hung; that attempt is recorded as lost). Returns
+    None when the job is not claimable: the caller drops the message. A job whose
+    attempts all ended with their worker dying is failed as `crashed` instead of being
+    tried forever (a SIGKILL never reaches any retry count).
     """
     now = timezone.now()
-    claimed = Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
-        status=JobStatus.PROCESSING,
-        attempts=F("attempts") + 1,
-        started_at=now,
-        heartbeat_at=now,
-        worker=worker,
-        error_code="",
-        error_detail="",
+    due = Q(status=JobStatus.QUEUED) & (
+        Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
     )
-    if claimed == 0:
-        return None  # someone else got there first, or there is nothing left to do
-    return Job.objects.select_related("document").get(id=job_id)
+    with transaction.atomic():
+        claimed = Job.objects.filter(
+            due | stale_filter(), id=job_id, attempts__lt=settings.INGEST_MAX_ATTEMPTS
+        ).update(
+            status=JobStatus.PROCESSING,
+            attempts=F("attempts") + 1,
+            started_at=now,
+            heartbeat_at=now,
+            next_attempt_at=None,
+            worker=worker,
+        )
+        if claimed == 0:
+            _give_up_on_crash_loop(job_id)
+            return None  # someone else holds it, it is not due, or there is nothing to do
+        job = Job.objects.select_related("document").get(id=job_id)
+        _close_open_attempts(job, below=job.attempts)
+        JobAttempt.objects.create(job=job, number=job.attempts, worker=worker, started_at=now)
+    return job
+
+
+def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:
+    detail = (
+        f"Every one of the {settings.INGEST_MAX_ATTEMPTS} attempts ended with its worker "
+        "dying (killed, out of memory, or hung). The document may be too large or "
+        "malformed to process."
+    )
+    with transaction.atomic():
+        gave_up = Job.objects.filter(
+            stale_filter(), id=job_id, attempts__gte=settings.INGEST_MAX_ATTEMPTS
+        ).update(
+            status=JobStatus.FAILED, error_code="crashed", error_detail=detail,
+            finished_at=timezone.now(),
+        )  # fmt: skip
+        if gave_up:
+            job = Job.objects.get(id=job_id)
+            _close_open_attempts(job, below=job.attempts + 1)
+
+
+_LOST = "The worker stopped renewing its lease (killed, out of memory, or hung)."
+
+
+def _close_open_attempts(job: Job, *, below: int) -> None:
+    """Attempts still marked running, numbered below `below`, died with their worker."""
+    JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING, number__lt=below).update(
+        outcome=AttemptOutcome.LOST, error_code="lease_expired", error_message=_LOST,
+        finished_at=timezone.now(),
+    )  # fmt: skip
+
+
+def requeue_stale(*, job: Job) -> bool:
+    """Take back a job whose worker died: its open attempt is recorded as lost and the job
+    goes back to the queue (sent after commit), or ends `crashed` when it has no
+    attempts left. Returns True when re-queued. Call inside a transaction."""
+    if job.attempts >= settings.INGEST_MAX_ATTEMPTS:
+        _give_up_on_crash_loop(job.id)
+        return False
+    requeued = Job.objects.filter(stale_filter(), id=job.id, attempts=job.attempts).update(
+        status=JobStatus.QUEUED, queued_at=timezone.now(), worker="", enqueued_at=None,
+        next_attempt_at=None, error_code="lease_expired", error_detail=_LOST,
+    )  # fmt: skip
+    if requeued:
+        _close_open_attempts(job, below=job.attempts + 1)
+        send_job_on_commit(job)
+    return requeued == 1
+
+
+# --------------------------------------------------------------------------- while it runs
 
 
 def _held(job: Job) -> QuerySet[Job]:
@@ -51,6 +142,11 @@ def _held(job: Job) -> QuerySet[Job]:
     return Job.objects.filter(
         id=job.id, status=JobStatus.PROCESSING, attempts=job.attempts, worker=job.worker
     )
+
+
+def renew_lease(*, job: Job) -> bool:
+    """Refresh the heartbeat. False when the attempt lost the job."""
+    return _held(job).update(heartbeat_at=timezone.now()) == 1
 
 
 def record_progress(*, job: Job, done: int, total: int) -> bool:
@@ -61,41 +157,133 @@ def record_progress(*, job: Job, done: int, total: int) -> bool:
     return updated == 1
 
 
-def mark_succeeded(*, job: Job, total: int) -> bool:
-    """Finish the attempt. Call inside the transaction that retires stale chunks, so the
-    results and the status become visible together. False when the attempt lost the
-    job: the caller must roll back."""
+# --------------------------------------------------------------------------- endings
+
+
+def _finish_attempt(
+    job: Job, outcome: str, code: str = "", message: str = "", tb: str = ""
+) -> None:
+    JobAttempt.objects.filter(job=job, number=job.attempts).update(
+        outcome=outcome, error_code=code, error_message=message[:5000], traceback=tb[:20000],
+        finished_at=timezone.now(),
+    )  # fmt: skip
+
+
+def complete_job(*, job: Job, total: int) -> str:
+    """Finish a successful attempt and make its version the searchable one.
+
+    Call inside the transaction that retires stale chunks (it locks the document row, so
+    two versions finishing at once are ordered). Returns "succeeded", or "superseded"
+    when a newer version was already ready (this result must then be discarded: the
+    caller deletes this version's chunks), or "lost" when this attempt no longer holds
+    the job (the caller rolls back).
+    """
+    document = Document.objects.select_for_update(of=("self",)).get(id=job.document_id)
     now = timezone.now()
+    if document.ready_version is not None and document.ready_version > job.version:
+        updated = _held(job).update(
+            status=JobStatus.CANCELLED, error_code="superseded", finished_at=now,
+            error_detail=f"Version {document.ready_version} was ready first; this result "
+                         f"for version {job.version} was discarded.",
+        )  # fmt: skip
+        if updated:
+            _finish_attempt(job, AttemptOutcome.SUPERSEDED, "superseded")
+        return "superseded" if updated else "lost"
     updated = _held(job).update(
-        status=JobStatus.SUCCEEDED,
-        progress_done=total,
-        progress_total=total,
-        heartbeat_at=now,
-        finished_at=now,
-    )
+        status=JobStatus.SUCCEEDED, progress_done=total, progress_total=total,
+        heartbeat_at=now, finished_at=now, error_code="", error_detail="",
+    )  # fmt: skip
+    if not updated:
+        return "lost"
+    Document.objects.filter(id=document.id).update(ready_version=job.version)
+    _finish_attempt(job, AttemptOutcome.SUCCEEDED)
+    return "succeeded"
+
+
+def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> bool:
+    """End the job as failed with a stable code and a person-readable detail."""
+    with transaction.atomic():
+        updated = _held(job).update(
+            status=JobStatus.FAILED, error_code=code, error_detail=detail[:5000],
+            heartbeat_at=timezone.now(), finished_at=timezone.now(),
+        )  # fmt: skip
+        if updated:
+            _finish_attempt(job, AttemptOutcome.FAILED, code, detail, tb)
     return updated == 1
 
 
-def mark_failed(*, job: Job, code: str, detail: str) -> bool:
-    """End the attempt as failed with a stable code and a person-readable detail."""
+def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
+    """Exponential backoff with equal jitter, never sooner than a provider asked."""
+    ceiling = min(
+        settings.INGEST_RETRY_MAX_SECONDS, settings.INGEST_RETRY_BASE_SECONDS * 2 ** (attempt - 1)
+    )
+    delay = ceiling / 2 + random.uniform(0, ceiling / 2)
+    return max(delay, retry_after or 0.0)
+
+
+def retry_or_fail(
+    *, job: Job, code: str, detail: str, tb: str = "", retry_after: float | None = None
+) -> str:
+    """After a transient error: back to the queue with a delayed message, or, when the
+    attempts are used up, failed (`timeout` if the last one timed out, else
+    `retries_exhausted`). Returns "retry", "failed" or "lost"."""
+    if job.attempts >= settings.INGEST_MAX_ATTEMPTS:
+        final = "timeout" if code == "timeout" else "retries_exhausted"
+        summary = f"Gave up after {job.attempts} attempts. Last error: {detail}"
+        return "failed" if fail_job(job=job, code=final, detail=summary, tb=tb) else "lost"
+    delay = backoff_seconds(job.attempts, retry_after)
     now = timezone.now()
-    updated = _held(job).update(
-        status=JobStatus.FAILED,
-        error_code=code,
-        error_detail=detail[:5000],
-        heartbeat_at=now,
-        finished_at=now,
-    )
+    with transaction.atomic():
+        updated = _held(job).update(
+            status=JobStatus.QUEUED, queued_at=now, next_attempt_at=now + timedelta(seconds=delay),
+            error_code=code, error_detail=detail[:5000], worker="", enqueued_at=None,
+        )  # fmt: skip
+        if not updated:
+            return "lost"
+        _finish_attempt(job, AttemptOutcome.RETRY, code, detail, tb)
+        send_job_on_commit(job, delay_seconds=delay)
+    return "retry"
+
+
+def expire_job(*, job_id: uuid.UUID) -> bool:
+    """A message too old to act on: its job, if still queued, ends failed as `expired`."""
+    limit = settings.INGEST_MAX_MESSAGE_AGE_SECONDS
+    updated = Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
+        status=JobStatus.FAILED, error_code="expired", finished_at=timezone.now(),
+        error_detail=f"The job waited more than {limit} s in the queue and was not started.",
+    )  # fmt: skip
     return updated == 1
 
 
-def release_for_retry(*, job: Job, code: str, detail: str) -> bool:
-    """Put the job back in the queue after a transient error, keeping the error seen."""
-    updated = _held(job).update(
-        status=JobStatus.QUEUED,
-        queued_at=timezone.now(),
-        error_code=code,
-        error_detail=detail[:5000],
-        worker="",
-    )
-    return updated == 1
+# --------------------------------------------------------------------------- operators
+
+
+def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
+    """A fresh attempt for each failed or stale job: attempts start again at
+    zero, the error is cleared, and the id is sent after commit. Jobs in any other state
+    are left alone. Returns the ids that were re-queued."""
+    now = timezone.now()
+    requeued = []
+    with transaction.atomic():
+        retryable = Q(status=JobStatus.FAILED) | stale_filter()
+        jobs = list(
+            Job.objects.select_for_update(skip_locked=True).filter(retryable, id__in=job_ids)
+        )
+        for job in jobs:
+            _close_open_attempts(job, below=job.attempts + 1)
+        Job.objects.filter(id__in=[job.id for job in jobs]).update(
+            status=JobStatus.QUEUED, attempts=0, error_code="", error_detail="", worker="",
+            queued_at=now, next_attempt_at=None, enqueued_at=None, finished_at=None,
+            progress_done=0, progress_total=0,
+        )  # fmt: skip
+        for job in jobs:
+            send_job_on_commit(job)
+            requeued.append(job.id)
+    return requeued
+
+
+def cancel_jobs(*, job_ids: list[uuid.UUID]) -> int:
+    """Cancel queued or failed jobs (a processing job is left to finish). Returns how many."""
+    return Job.objects.filter(
+        id__in=job_ids, status__in=[JobStatus.QUEUED, JobStatus.FAILED]
+    ).update(status=JobStatus.CANCELLED, finished_at=timezone.now(), next_attempt_at=None)

@@ -1,12 +1,18 @@
-"""Recovery: send again the queued jobs whose message was lost or never sent."""
+"""Recovery: re-send jobs whose message was lost, and take back jobs whose worker died.
+
+The database is the record; the queue only delivers. Whatever the queue lost (a flushed
+Redis, a failed send, a retry held in a dead worker's memory) the sweeper finds here.
+"""
 
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from jobs import services
 from jobs.models import Job, JobStatus
 from jobs.queue import send_job
 
@@ -17,35 +23,64 @@ UNSENT_GRACE_SECONDS = 10
 @dataclass
 class SweepReport:
     resent: list = field(default_factory=list)
+    reclaimed: list = field(default_factory=list)  # stale processing jobs put back in the queue
+    crashed: list = field(default_factory=list)  # stale jobs out of attempts: failed
     failed_to_send: list = field(default_factory=list)
 
 
-def requeue_stuck(*, older_than: float, dry_run: bool = False, limit: int = 1000) -> SweepReport:
-    """Send again queued jobs never sent, or sent more than `older_than` seconds ago.
+def requeue_stuck(
+    *, older_than: float | None = None, dry_run: bool = False, limit: int = 1000
+) -> SweepReport:  # noqa: E501
+    """One sweep. Safe in several processes at once: rows are picked with FOR UPDATE
+    SKIP LOCKED and changed before the lock is released, so two sweepers never act on
+    the same job; a job sent twice is harmless (the second message finds it claimed).
 
-    Safe in several processes at once: rows are picked with FOR UPDATE SKIP LOCKED and
-    stamped with a new `enqueued_at` before the lock is released, so two sweepers never
-    pick the same job in one pass. A job sent twice is harmless: the second message
-    finds it claimed and is dropped.
+    - processing jobs whose lease expired go back to `queued` (their attempt is recorded
+      as lost) and are sent, or end `crashed` when they are out of attempts;
+    - queued jobs never sent, or due more than `older_than` seconds ago (default
+      INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again.
     """
-    now = timezone.now()
-    stale = Q(enqueued_at__isnull=True, queued_at__lt=now - timedelta(seconds=UNSENT_GRACE_SECONDS))
-    stale |= Q(enqueued_at__lt=now - timedelta(seconds=older_than))
+    grace = settings.INGEST_REQUEUE_GRACE_SECONDS if older_than is None else older_than
     report = SweepReport()
     with transaction.atomic():
-        picked = list(
-            Job.objects.select_for_update(skip_locked=True)
-            .filter(stale, status=JobStatus.QUEUED)
-            .order_by("queued_at")
-            .values_list("id", flat=True)[:limit]
-        )
+        stale = _pick(services.stale_filter(), limit)
         if dry_run:
-            report.resent = picked
+            report.reclaimed = [job.id for job in stale]
+        else:
+            for job in stale:
+                requeued = services.requeue_stale(job=job)
+                (report.reclaimed if requeued else report.crashed).append(job.id)
+    with transaction.atomic():
+        waiting = _pick(_waiting(grace), limit)
+        if dry_run:
+            report.resent = [job.id for job in waiting]
             return report
         # Stamped now, so a concurrent sweeper skips them once this commits.
-        Job.objects.filter(id__in=picked).update(enqueued_at=now)
-    for job_id in picked:
-        (report.resent if send_job(job_id) else report.failed_to_send).append(job_id)
+        Job.objects.filter(id__in=[job.id for job in waiting]).update(enqueued_at=timezone.now())
+    for job in waiting:
+        sent = send_job(job.id, lane=job.lane)
+        (report.resent if sent else report.failed_to_send).append(job.id)
     if report.failed_to_send:
         Job.objects.filter(id__in=report.failed_to_send).update(enqueued_at=None)
     return report
+
+
+def _pick(condition: Q, limit: int) -> list[Job]:
+    return list(
+        Job.objects.select_for_update(skip_locked=True)
+        .filter(condition)
+        .order_by("queued_at")[:limit]
+    )
+
+
+def _waiting(grace: float) -> Q:
+    now = timezone.now()
+    queued = Q(status=JobStatus.QUEUED)
+    never_sent = Q(
+        enqueued_at__isnull=True, queued_at__lt=now - timedelta(seconds=UNSENT_GRACE_SECONDS)
+    )
+    # Due since `grace`: sent that long ago (or its retry was due that long ago).
+    overdue = Q(enqueued_at__lt=now - timedelta(seconds=grace)) & (
+        Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lt=now - timedelta(seconds=grace))
+    )
+    return queued & (never_sent | overdue)

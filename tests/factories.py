@@ -58,7 +58,9 @@ def make_document(owner, **fields):
     values = {"filename": "a.pdf", "size": 10, "sha256": "0" * 64, "storage_key": "k"}
     values.update(fields)
     document = Document.objects.create(owner=owner, **values)
-    job = Job.objects.create(document=document, owner=owner, version=document.version)
+    job = Job.objects.create(
+        document=document, owner=owner, version=document.version, storage_key=document.storage_key
+    )
     document.current_job = job
     document.save(update_fields=["current_job"])
     return document

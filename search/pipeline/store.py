@@ -40,9 +40,17 @@ def upsert_chunks(
 
 
 def delete_stale_chunks(*, document_id: uuid.UUID, version: int, count: int) -> int:
-    """Delete chunks of other versions and those past `count` in this one."""
+    """Delete what `version`'s finished run replaces: older versions' chunks, and this
+    version's chunks past `count` (left by an earlier run that made more). Newer
+    versions' chunks, still being written, are kept."""
     stale = Chunk.objects.filter(document_id=document_id).filter(
-        ~Q(version=version) | Q(index__gte=count)
+        Q(version__lt=version) | Q(version=version, index__gte=count)
     )
     deleted, _ = stale.delete()
+    return deleted
+
+
+def delete_chunks_of_version(*, document_id: uuid.UUID, version: int) -> int:
+    """Discard a version's chunks (a newer version became ready first)."""
+    deleted, _ = Chunk.objects.filter(document_id=document_id, version=version).delete()
     return deleted

@@ -15,6 +15,7 @@ def test_the_schema_lists_every_endpoint_with_its_errors(client):
         "/api/documents/",
         "/api/documents/{id}/",
         "/api/documents/{id}/retry/",
+        "/api/documents/{id}/versions/",
         "/api/jobs/{job_id}/",
     }
     upload = schema["paths"]["/api/documents/"]["post"]

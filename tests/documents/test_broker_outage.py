@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from jobs.actors import process_job
+from jobs.actors import process_fast_job as process_job
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_pdf

@@ -112,6 +112,7 @@ def test_a_worker_still_processing_a_deleted_document_brings_nothing_back(
     document = make_document(alice)
     key = default_storage.save(f"documents/{alice.pk}/{document.id}/v1.pdf", ContentFile(content))
     Document.objects.filter(id=document.id).update(storage_key=key)
+    Job.objects.filter(document=document).update(storage_key=key)
     job = claim_job(job_id=document.current_job_id, worker="slow-worker")
     real_embed = processing.embed
 

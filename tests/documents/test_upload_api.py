@@ -5,7 +5,7 @@ from django.core.files.storage import default_storage
 from django.test import Client
 
 from documents.models import Document
-from jobs.actors import process_job
+from jobs.actors import process_fast_job as process_job
 from jobs.models import Job, JobStatus
 from search.models import Chunk
 from tests.conftest import pdf_upload, wait_until_terminal

@@ -2,7 +2,7 @@
 
 import pytest
 
-from jobs.actors import process_job
+from jobs.actors import process_fast_job as process_job
 from jobs.models import Job, JobStatus
 from search.models import Chunk
 from search.pipeline.store import chunk_id

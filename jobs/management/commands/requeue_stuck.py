@@ -1,46 +1,55 @@
-"""manage.py requeue_stuck: send again queued jobs whose message was lost or never sent."""
+"""manage.py requeue_stuck: re-send lost messages and take back jobs whose worker died."""
 
 import time
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from jobs.sweeper import requeue_stuck
+from jobs.sweeper import SweepReport, requeue_stuck
 
 
 class Command(BaseCommand):
-    help = "Re-send queued jobs that were never sent or not picked up within a grace period."
+    help = (
+        "Re-send queued jobs never sent or not picked up within a grace period, and return "
+        "to the queue processing jobs whose lease expired."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--older-than",
             type=float,
-            default=900,
+            default=None,
             metavar="SECONDS",
-            help="Re-send jobs sent this long ago and still queued (default 900).",
+            help="Re-send queued jobs due this long ago and not picked up "
+            "(default INGEST_REQUEUE_GRACE_SECONDS).",
         )
-        parser.add_argument("--dry-run", action="store_true", help="Show what would be sent.")
+        parser.add_argument("--dry-run", action="store_true", help="Show what would be done.")
         parser.add_argument(
-            "--loop",
-            type=float,
-            default=0,
-            metavar="SECONDS",
-            help="Run forever, sweeping every SECONDS.",
+            "--loop", type=float, default=0, metavar="SECONDS", help="Sweep every SECONDS, forever."
         )
 
     def handle(
-        self, *args: object, older_than: float, dry_run: bool, loop: float, **options: object
-    ) -> None:
+        self, *args: object, older_than: float | None, dry_run: bool, loop: float, **options: object
+    ) -> None:  # noqa: E501
         while True:
-            report = requeue_stuck(older_than=older_than, dry_run=dry_run)
-            verb = "would re-send" if dry_run else "re-sent"
-            for job_id in report.resent:
-                self.stdout.write(f"{verb} {job_id}")
-            for job_id in report.failed_to_send:
-                self.stderr.write(f"could not send {job_id}: broker unavailable")
-            summary = f"{verb} {len(report.resent)} queued jobs"
-            if report.failed_to_send:
-                summary += f", {len(report.failed_to_send)} could not be sent"
-            self.stdout.write(summary)
+            self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
             if not loop:
                 return
             time.sleep(loop)
+
+    def _report(self, report: SweepReport, dry_run: bool) -> None:
+        would = "would " if dry_run else ""
+        for job_id in report.reclaimed:
+            self.stdout.write(f"{would}take back {job_id} (lease expired)")
+        for job_id in report.crashed:
+            self.stdout.write(f"failed {job_id} as crashed (out of attempts)")
+        for job_id in report.resent:
+            self.stdout.write(f"{would}re-send {job_id}")
+        for job_id in report.failed_to_send:
+            self.stderr.write(f"could not send {job_id}: broker unavailable")
+        summary = (
+            f"{would}re-send {len(report.resent)} queued jobs, {would}take back "
+            f"{len(report.reclaimed)} stale, {len(report.crashed)} crashed"
+        )
+        if report.failed_to_send:
+            summary += f", {len(report.failed_to_send)} could not be sent"
+        self.stdout.write(summary)

@@ -1,0 +1,68 @@
+"""Tell the owner's open pages that a job changed: after commit, best effort.
+
+The database stays the truth; a push that is lost (nobody listening, Redis down) costs
+nothing, since pages re-read the state when they (re)connect or poll.
+"""
+
+import logging
+import time
+from typing import TypedDict
+
+from asgiref.sync import async_to_sync
+from django.db import transaction
+
+from jobs.models import Job
+
+log = logging.getLogger(__name__)
+
+# A running job pushes its progress at most this often; state changes always go.
+PROGRESS_PUSH_INTERVAL = 1.0
+_last_push: dict[str, float] = {}
+
+
+class JobChanged(TypedDict):
+    """The websocket payload: ids and what changed, never document content."""
+
+    type: str  # the consumer's handler: "job.changed"
+    job_id: str
+    document_id: str
+    status: str
+    done: int
+    total: int
+
+
+def user_group(user_id: int) -> str:
+    return f"user-{user_id}"
+
+
+def job_changed(
+    job: Job, *, status: str, done: int = 0, total: int = 0, progress: bool = False
+) -> None:
+    """Queue a push to the owner's group for after the current transaction commits."""
+    key = str(job.id)
+    if progress:
+        now = time.monotonic()
+        if now - _last_push.get(key, 0.0) < PROGRESS_PUSH_INTERVAL:
+            return
+        _last_push[key] = now
+    else:
+        _last_push.pop(key, None)
+    payload = JobChanged(
+        type="job.changed", job_id=key, document_id=str(job.document_id), status=status,
+        done=done, total=total,
+    )  # fmt: skip
+    group = user_group(job.owner_id)
+    transaction.on_commit(lambda: _push(group, payload))
+
+
+def _push(group: str, payload: JobChanged) -> None:
+    try:
+        from channels.layers import get_channel_layer
+
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group, payload)
+    except Exception:
+        log.info(
+            "could not push %s to %s; pages will poll", payload["status"], group, exc_info=True
+        )
