@@ -1,0 +1,128 @@
+"""requeue_stuck: recovers what the queue lost, takes back dead workers' jobs, and never
+sends a job a live worker holds."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from jobs import services
+from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
+from jobs.sweeper import requeue_stuck
+from tests.conftest import pdf_upload, running_worker, wait_until_terminal
+from tests.factories import make_document, make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def messages(broker) -> int:
+    return sum(broker.client.hlen(f"dramatiq:{lane}.msgs") for lane in ("fast", "batch"))
+
+
+def age(**fields) -> None:
+    past = timezone.now() - timedelta(hours=1)
+    Job.objects.update(**{name: past for name in fields})
+
+
+def test_jobs_whose_messages_were_flushed_are_sent_again_and_finish(alice_client, broker):
+    job_ids = [
+        alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=i))}).json()[
+            "results"
+        ][0]["job_id"]
+        for i in range(3)
+    ]
+    broker.client.flushall()  # the queue forgets everything; the database does not
+    age(queued_at=True, enqueued_at=True)
+
+    report = requeue_stuck(older_than=60)
+
+    assert sorted(map(str, report.resent)) == sorted(job_ids)
+    assert messages(broker) == 3
+    with running_worker(broker):
+        finished = wait_until_terminal(job_ids)
+    assert {job.status for job in finished} == {JobStatus.SUCCEEDED}
+
+
+def test_a_job_a_live_worker_holds_is_never_sent(alice, broker):
+    job = make_document(alice).current_job
+    services.claim_job(job_id=job.id, worker="busy")
+    age(queued_at=True, enqueued_at=True)
+
+    report = requeue_stuck(older_than=0)
+
+    assert report.resent == report.reclaimed == []
+    assert messages(broker) == 0
+    assert Job.objects.get(id=job.id).worker == "busy"
+
+
+def test_a_recently_sent_job_is_left_alone(alice, broker):
+    make_document(alice)
+    Job.objects.update(enqueued_at=timezone.now())
+
+    assert requeue_stuck(older_than=300).resent == []
+
+
+def test_a_dead_workers_job_goes_back_to_the_queue(alice, broker):
+    job = make_document(alice).current_job
+    services.claim_job(job_id=job.id, worker="killed")
+    age(heartbeat_at=True)
+
+    report = requeue_stuck()
+
+    assert report.reclaimed == [job.id]
+    job.refresh_from_db()
+    assert (job.status, job.error_code, job.worker) == (JobStatus.QUEUED, "lease_expired", "")
+    assert JobAttempt.objects.get(job=job).outcome == AttemptOutcome.LOST
+    assert messages(broker) == 1
+
+
+def test_a_dead_workers_job_out_of_attempts_ends_crashed(alice, broker, settings):
+    settings.INGEST_MAX_ATTEMPTS = 1
+    job = make_document(alice).current_job
+    services.claim_job(job_id=job.id, worker="killed")
+    age(heartbeat_at=True)
+
+    report = requeue_stuck()
+
+    assert report.crashed == [job.id]
+    assert Job.objects.get(id=job.id).error_code == "crashed"
+
+
+def test_two_sweepers_at_once_send_each_job_once(alice, broker):
+    import threading
+
+    from django.db import connection
+
+    for i in range(20):
+        make_document(alice, sha256=f"{i:064d}")
+    age(queued_at=True, enqueued_at=True)
+    reports = []
+
+    def sweep() -> None:
+        try:
+            reports.append(requeue_stuck(older_than=60))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=sweep) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    sent = [job_id for report in reports for job_id in report.resent]
+    assert len(sent) == len(set(sent)) == 20
+    assert messages(broker) == 20
+
+
+def test_the_command_dry_run_changes_nothing(alice, broker, capsys):
+    job = make_document(alice).current_job
+    services.claim_job(job_id=job.id, worker="killed")
+    age(heartbeat_at=True)
+
+    call_command("requeue_stuck", "--dry-run")
+
+    assert f"would take back {job.id}" in capsys.readouterr().out
+    assert Job.objects.get(id=job.id).status == JobStatus.PROCESSING
+    assert messages(broker) == 0
