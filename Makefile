@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install services stop-services constraints
+.PHONY: run test lint format install services stop-services constraints bench
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,8 @@ $(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 
 install: $(VENV)/.installed-dev
 
-## make run: web + worker from the Procfile, on the embedded services unless configured.
+## make run: web, worker and sweeper from the Procfile (each restarted if it dies),
+## on the embedded services unless DATABASE_URL / REDIS_URL are set.
 run: $(VENV)/.installed-base
 	$(PY) manage.py embedded start
 	$(PY) manage.py migrate --noinput
@@ -31,11 +32,15 @@ run: $(VENV)/.installed-base
 	@echo "  Get an API token:   $(PY) manage.py drf_create_token <username>"
 	@echo "  Upload:             curl -H 'Authorization: Token <token>' -F file=@some.pdf http://127.0.0.1:$(PORT)/api/documents/"
 	@echo
-	honcho start -f Procfile -p $(PORT) web worker
+	PORT=$(PORT) $(PY) -m config.procfile web worker sweeper
 
 ## make test: the whole suite on private Postgres + Redis that the tests start themselves.
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+## make bench: upload-acknowledgement latency, the real app against a floor (BENCHMARKS.md).
+bench: $(VENV)/.installed-dev
+	$(PY) -m bench $(BENCH_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
