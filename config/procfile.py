@@ -7,6 +7,7 @@ from 1 s to 30 s while a process keeps dying young. Ctrl-C or SIGTERM stops them
 """
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
@@ -98,10 +99,8 @@ def stop_all(procs: list[Proc]) -> None:
 
 
 def _signal(proc: Proc, signum: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.popen.pid, signum)
-    except ProcessLookupError:
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,7 @@ def children_named(runner: subprocess.Popen, marker: str) -> list[psutil.Process
     return found
 
 
-def wait_for(probe, timeout: float = 15):  # noqa: ANN001, ANN201
+def wait_for(probe, timeout: float = 15):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = probe()
