@@ -126,6 +126,9 @@ DRAMATIQ_BROKER = {
         "dramatiq.middleware.ShutdownNotifications",
         "dramatiq.middleware.Callbacks",
         "django_dramatiq.middleware.DbConnectionsMiddleware",
+        # Refuses to start a worker whose embedding provider or vector column does not
+        # match INGEST_EMBED_DIMENSIONS.
+        "search.middleware.EmbeddingStartupCheck",
     ],
 }
 DRAMATIQ_AUTODISCOVER_MODULES = ["actors"]
@@ -278,6 +281,11 @@ INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 1000, minimum=100)
 INGEST_CHUNK_OVERLAP = env_int("INGEST_CHUNK_OVERLAP", 150, minimum=0)
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 5, minimum=1)
 INGEST_JOB_TIME_LIMIT_SECONDS = env_int("INGEST_JOB_TIME_LIMIT_SECONDS", 600, minimum=1)
+# Extraction runs in a child process with these bounds (search/pipeline/sandbox.py).
+INGEST_MAX_PAGES = env_int("INGEST_MAX_PAGES", 2000, minimum=1)
+INGEST_EXTRACT_TIMEOUT_SECONDS = env_int("INGEST_EXTRACT_TIMEOUT_SECONDS", 300, minimum=1)
+# The child's address space; the interpreter and pdfminer alone take about 50 MB of it.
+INGEST_EXTRACT_MEMORY_MB = env_int("INGEST_EXTRACT_MEMORY_MB", 1024, minimum=128)
 if INGEST_CHUNK_OVERLAP >= INGEST_CHUNK_SIZE:
     raise ConfigurationError("INGEST_CHUNK_OVERLAP must be smaller than INGEST_CHUNK_SIZE")
 

@@ -1,10 +1,48 @@
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.safestring import SafeString
 
 from documents.models import Document
+from documents.services import delete_document
+from jobs.admin import status_badge
+from jobs.models import Job
 
 
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
-    list_display = ["filename", "owner", "size", "version", "created_at"]
-    search_fields = ["id", "filename", "owner__username"]
+    """Documents, read-only: they arrive through the upload API, and a form save would
+    write back a row a worker may have changed since. Deleting goes through the same
+    service as the API, so the stored files go too."""
+
+    list_display = ["filename", "owner", "status", "version", "size", "created_at"]
+    list_select_related = ["owner", "current_job"]
+    list_filter = ["current_job__status"]
+    search_fields = ["id", "filename", "owner__username", "owner__email"]
     readonly_fields = [field.name for field in Document._meta.fields]
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Document | None = None) -> bool:
+        return False
+
+    @admin.display(description="status", ordering="current_job__status")
+    def status(self, document: Document) -> SafeString | None:
+        """The current job's status is the document's (see Document.current_job)."""
+        job = document.current_job
+        return status_badge(job.status) if job else None
+
+    def get_deleted_objects(self, objs: object, request: HttpRequest) -> tuple:
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        # A document's jobs go with it, as through the API; the job admin refuses to delete
+        # a job on its own, which would otherwise veto this.
+        return deleted, counts, perms_needed - {Job._meta.verbose_name}, protected
+
+    def delete_model(self, request: HttpRequest, obj: Document) -> None:
+        delete_document(document_id=obj.id, owner_id=obj.owner_id)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for document in queryset:
+            self.delete_model(request, document)

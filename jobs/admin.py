@@ -1,11 +1,339 @@
-from django.contrib import admin
+"""The dead-letter console: every job, the failed ones on a page of their own, and bulk
+retry and cancel.
 
-from jobs.models import Job
+Read-only on purpose. A job's state changes only through jobs.services (one conditional
+UPDATE each); a form save would write back a whole row read moments ago, over whatever a
+worker wrote since. So there is no add, change or delete here, and the actions are thin
+callers of services.retry_jobs and services.cancel_jobs.
+"""
+
+import string
+import uuid
+from datetime import timedelta
+
+from django.contrib import admin, messages
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.auth import get_permission_codename
+from django.db.models import F, Q, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from jobs import services
+from jobs.models import DeadLetter, Job, JobAttempt, JobStatus
+
+STATUS_COLOURS = {
+    JobStatus.QUEUED: "#6c757d",
+    JobStatus.PROCESSING: "#0d6efd",
+    JobStatus.SUCCEEDED: "#198754",
+    JobStatus.FAILED: "#dc3545",
+    JobStatus.CANCELLED: "#343a40",
+}
+
+# Tracebacks and error details are long single-spaced text: wrap them instead of letting
+# one line widen the whole page.
+PRE_STYLE = "white-space: pre-wrap; max-width: 80em; margin: 0"
+
+
+def status_badge(status: str) -> SafeString:
+    """A job status as a coloured label (white on colour reads in light and dark themes)."""
+    colour = STATUS_COLOURS.get(status, "#6c757d")
+    return format_html(
+        '<span style="background: {}; color: #fff; padding: 1px 7px; border-radius: 8px">{}</span>',
+        colour,
+        status,
+    )
+
+
+def preformatted(text: str) -> SafeString | None:
+    """Text kept as written (tracebacks), escaped: it may quote a file or a provider."""
+    return format_html('<pre style="{}">{}</pre>', PRE_STYLE, text) if text else None
+
+
+def short_age(delta: timedelta) -> str:
+    """'45 s', '3 min', '5 h', '2 d': one unit is enough to scan a column by eye."""
+    seconds = int(delta.total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit}"
+    return f"{max(seconds, 0)} s"
+
+
+def id_range(term: str) -> tuple[uuid.UUID, uuid.UUID] | None:
+    """The ids starting with `term` (at least 8 hex digits, dashes allowed) as a range.
+
+    The list shows ids cut to 8 characters and operators paste those; a range on the
+    primary key is answered by its index, where matching the id as text would scan.
+    A whole id is just the longest prefix.
+    """
+    digits = term.strip().replace("-", "").lower()
+    if not 8 <= len(digits) <= 32 or any(char not in string.hexdigits for char in digits):
+        return None
+    return uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
+
+
+def has_job_permission(request: HttpRequest, action: str) -> bool:
+    """Job's own permission, for the dead-letter page too: one grant covers both."""
+    return request.user.has_perm(f"jobs.{get_permission_codename(action, Job._meta)}")
+
+
+def plural(count: int, singular: str, several: str) -> str:
+    return singular if count == 1 else several
+
+
+# --------------------------------------------------------------------------- filters
+
+
+class ErrorCodeFilter(admin.SimpleListFilter):
+    """Only the codes some job on this page has, so no choice leads to an empty list."""
+
+    title = "error code"
+    parameter_name = "error_code"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
+        codes = (
+            model_admin.get_queryset(request)
+            .exclude(error_code="")
+            .order_by("error_code")
+            .values_list("error_code", flat=True)
+            .distinct()
+        )
+        return [(code, code) for code in codes]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        return queryset.filter(error_code=self.value()) if self.value() else queryset
+
+
+class ReplacedFilter(admin.SimpleListFilter):
+    """A failed job whose owner has since retried the document (a newer job, which is now
+    the document's current one) is history, not work for an operator."""
+
+    title = "replaced by a newer job"
+    parameter_name = "replaced"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
+        return [("no", "No: the document's current job"), ("yes", "Yes")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        current = Q(document__current_job=F("id"))
+        if self.value() == "no":
+            return queryset.filter(current)
+        if self.value() == "yes":
+            return queryset.exclude(current)
+        return queryset
+
+
+# --------------------------------------------------------------------------- detail page
+
+
+class JobAttemptInline(admin.TabularInline):
+    """What each attempt did, oldest first, with its traceback."""
+
+    model = JobAttempt
+    verbose_name = "attempt"
+    verbose_name_plural = "attempt history"
+    fields = [
+        "number", "worker", "started_at", "finished_at", "duration", "outcome",
+        "error_code", "error_message", "traceback_block",
+    ]  # fmt: skip
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_view_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
+        # Attempts belong to their job: whoever may see the job sees its history.
+        return has_job_permission(request, "view") or has_job_permission(request, "change")
+
+    def has_add_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
+        return False
+
+    @admin.display(description="duration")
+    def duration(self, attempt: JobAttempt) -> str | None:
+        seconds = attempt.duration_seconds
+        return None if seconds is None else f"{seconds:.1f} s"
+
+    @admin.display(description="traceback")
+    def traceback_block(self, attempt: JobAttempt) -> SafeString | None:
+        if not attempt.traceback:
+            return None
+        return format_html(
+            "<details><summary>traceback</summary>{}</details>", preformatted(attempt.traceback)
+        )
+
+
+# --------------------------------------------------------------------------- the job list
 
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "document", "status", "attempts", "error_code", "created_at"]
-    list_filter = ["status", "error_code"]
-    search_fields = ["id", "document__filename"]
-    readonly_fields = [field.name for field in Job._meta.fields]
+    list_display = [
+        "short_id", "document_link", "owner", "status_label", "lane", "attempts",
+        "error_code", "age", "finished_at",
+    ]  # fmt: skip
+    list_display_links = ["short_id"]
+    list_select_related = ["document", "owner"]
+    list_filter = [
+        "status", ErrorCodeFilter, "lane", ReplacedFilter,
+        ("created_at", admin.DateFieldListFilter),
+    ]  # fmt: skip
+    search_fields = ["document__filename", "owner__username", "owner__email"]
+    search_help_text = (
+        "A job id (whole, or its first 8 characters), a file name, or an owner's username or email."
+    )
+    # Counting every job on each page load costs a scan of a table that only grows.
+    show_full_result_count = False
+    actions = ["retry_selected", "cancel_selected"]
+    inlines = [JobAttemptInline]
+    fieldsets = [
+        (None, {"fields": [
+            "id", "document_link", "owner", "version", "lane", "status_label", "attempts",
+            "progress",
+        ]}),
+        ("Error", {"fields": ["error_code", "error_detail_block"]}),
+        ("Worker and times", {"fields": [
+            "worker", "storage_key", "created_at", "queued_at", "enqueued_at",
+            "next_attempt_at", "started_at", "heartbeat_at", "finished_at",
+        ]}),
+    ]  # fmt: skip
+    readonly_fields = [
+        *(field.name for field in Job._meta.fields),
+        "document_link", "status_label", "progress", "error_detail_block",
+    ]  # fmt: skip
+
+    # ----------------------------------------------------------------- permissions
+
+    def has_view_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
+        return has_job_permission(request, "view") or has_job_permission(request, "change")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # jobs are made by uploads and retries, never by hand
+
+    def has_change_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
+        return False  # see the module docstring: state changes go through the actions
+
+    def has_delete_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
+        return False  # a job goes with its document (documents.services.delete_document)
+
+    def has_retry_permission(self, request: HttpRequest) -> bool:
+        return has_job_permission(request, "change")
+
+    def has_cancel_permission(self, request: HttpRequest) -> bool:
+        return has_job_permission(request, "change")
+
+    # ----------------------------------------------------------------- search
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        matches, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        ids = id_range(search_term)
+        if ids is not None:
+            # `queryset` already carries this page's filters (dead letters: failed only).
+            matches |= queryset.filter(id__range=ids)
+        return matches, may_have_duplicates
+
+    # ----------------------------------------------------------------- columns
+
+    @admin.display(description="id", ordering="id")
+    def short_id(self, job: Job) -> str:
+        return str(job.id)[:8]
+
+    @admin.display(description="document", ordering="document__filename")
+    def document_link(self, job: Job) -> SafeString:
+        url = reverse("admin:documents_document_change", args=[job.document_id])
+        return format_html('<a href="{}">{}</a>', url, job.document.filename)
+
+    @admin.display(description="status", ordering="status")
+    def status_label(self, job: Job) -> SafeString:
+        return status_badge(job.status)
+
+    @admin.display(description="age", ordering="-created_at")
+    def age(self, job: Job) -> str:
+        return short_age(timezone.now() - job.created_at)
+
+    @admin.display(description="progress")
+    def progress(self, job: Job) -> str:
+        return f"{job.progress_done} / {job.progress_total}"
+
+    @admin.display(description="error detail")
+    def error_detail_block(self, job: Job) -> SafeString | None:
+        return preformatted(job.error_detail)
+
+    # ----------------------------------------------------------------- actions
+
+    @admin.action(description="Retry selected jobs", permissions=["retry"])
+    def retry_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        selected = list(queryset.values_list("id", flat=True))
+        requeued = services.retry_jobs(job_ids=selected)
+        self._log(request, requeued, "Retried: a fresh attempt, sent to the queue.")
+        self._report(
+            request, verb="Retried", done=len(requeued), selected=len(selected),
+            eligible="failed or stale",
+        )  # fmt: skip
+
+    @admin.action(description="Cancel selected jobs", permissions=["cancel"])
+    def cancel_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        selected = list(queryset.values_list("id", flat=True))
+        started = timezone.now()
+        cancelled = services.cancel_jobs(job_ids=selected)
+        if cancelled:
+            # cancel_jobs answers with a count; the jobs it ended are the ones it stamped now.
+            ended = Job.objects.filter(
+                id__in=selected, status=JobStatus.CANCELLED, finished_at__gte=started
+            )
+            self._log(request, list(ended.values_list("id", flat=True)), "Cancelled.")
+        self._report(
+            request, verb="Cancelled", done=cancelled, selected=len(selected),
+            eligible="queued or failed",
+        )  # fmt: skip
+
+    def _report(
+        self, request: HttpRequest, *, verb: str, done: int, selected: int, eligible: str
+    ) -> None:
+        """'Retried 18 jobs; 2 were not failed or stale and were left alone.'"""
+        text = f"{verb} {done} {plural(done, 'job', 'jobs')}"
+        left = selected - done
+        if left:
+            was = plural(left, "was", "were")
+            text += f"; {left} {was} not {eligible} and {was} left alone"
+        self.message_user(request, f"{text}.", messages.WARNING if left else messages.SUCCESS)
+
+    def _log(self, request: HttpRequest, job_ids: list[uuid.UUID], message: str) -> None:
+        """Who retried or cancelled what, in each job's admin history."""
+        if job_ids:
+            LogEntry.objects.log_actions(
+                user_id=request.user.pk,
+                queryset=Job.objects.filter(id__in=job_ids),
+                action_flag=CHANGE,
+                change_message=message,
+            )
+
+
+@admin.register(DeadLetter)
+class DeadLetterAdmin(JobAdmin):
+    """Failed jobs: the dead letters, to retry in bulk once their cause is fixed."""
+
+    list_display = [
+        "short_id", "document_link", "owner", "lane", "attempts", "error_code",
+        "error_summary", "age", "finished_at",
+    ]  # fmt: skip
+    list_filter = [
+        ErrorCodeFilter, "lane", ReplacedFilter,
+        ("finished_at", admin.DateFieldListFilter), ("created_at", admin.DateFieldListFilter),
+    ]  # fmt: skip
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).filter(status=JobStatus.FAILED)
+
+    @admin.display(description="error detail")
+    def error_summary(self, job: Job) -> str:
+        detail = job.error_detail.splitlines()[0] if job.error_detail else ""
+        return detail if len(detail) <= 100 else f"{detail[:99]}…"

@@ -127,3 +127,12 @@ class JobAttempt(models.Model):
         if self.finished_at is None:
             return None
         return (self.finished_at - self.started_at).total_seconds()
+
+
+class DeadLetter(Job):
+    """A failed job, as the admin's dead-letter console lists it: a proxy, no table of its own."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "dead letter"
+        verbose_name_plural = "dead letters"

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
 from documents.models import Document
@@ -83,8 +83,10 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
             _give_up_on_crash_loop(job_id)
             return None  # someone else holds it, it is not due, or there is nothing to do
         job = Job.objects.select_related("document").get(id=job_id)
-        _close_open_attempts(job, below=job.attempts)
-        JobAttempt.objects.create(job=job, number=job.attempts, worker=worker, started_at=now)
+        _close_open_attempts(job)
+        # Numbers keep counting across operator retries, which start `attempts` again at 0.
+        last = JobAttempt.objects.filter(job=job).aggregate(n=Max("number"))["n"] or 0
+        JobAttempt.objects.create(job=job, number=last + 1, worker=worker, started_at=now)
     return job
 
 
@@ -103,15 +105,16 @@ def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:
         )  # fmt: skip
         if gave_up:
             job = Job.objects.get(id=job_id)
-            _close_open_attempts(job, below=job.attempts + 1)
+            _close_open_attempts(job)
 
 
 _LOST = "The worker stopped renewing its lease (killed, out of memory, or hung)."
 
 
-def _close_open_attempts(job: Job, *, below: int) -> None:
-    """Attempts still marked running, numbered below `below`, died with their worker."""
-    JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING, number__lt=below).update(
+def _close_open_attempts(job: Job) -> None:
+    """Attempt records still marked running died with their worker. Call only where the
+    job is not held by a live attempt (claiming it, or taking it back)."""
+    JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING).update(
         outcome=AttemptOutcome.LOST, error_code="lease_expired", error_message=_LOST,
         finished_at=timezone.now(),
     )  # fmt: skip
@@ -129,7 +132,7 @@ def requeue_stale(*, job: Job) -> bool:
         next_attempt_at=None, error_code="lease_expired", error_detail=_LOST,
     )  # fmt: skip
     if requeued:
-        _close_open_attempts(job, below=job.attempts + 1)
+        _close_open_attempts(job)
         send_job_on_commit(job)
     return requeued == 1
 
@@ -163,7 +166,8 @@ def record_progress(*, job: Job, done: int, total: int) -> bool:
 def _finish_attempt(
     job: Job, outcome: str, code: str = "", message: str = "", tb: str = ""
 ) -> None:
-    JobAttempt.objects.filter(job=job, number=job.attempts).update(
+    # At most one record is running: a claim closes the older ones first.
+    JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING).update(
         outcome=outcome, error_code=code, error_message=message[:5000], traceback=tb[:20000],
         finished_at=timezone.now(),
     )  # fmt: skip
@@ -270,7 +274,7 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
             Job.objects.select_for_update(skip_locked=True).filter(retryable, id__in=job_ids)
         )
         for job in jobs:
-            _close_open_attempts(job, below=job.attempts + 1)
+            _close_open_attempts(job)
         Job.objects.filter(id__in=[job.id for job in jobs]).update(
             status=JobStatus.QUEUED, attempts=0, error_code="", error_detail="", worker="",
             queued_at=now, next_attempt_at=None, enqueued_at=None, finished_at=None,

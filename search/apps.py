@@ -3,3 +3,6 @@ from django.apps import AppConfig
 
 class SearchConfig(AppConfig):
     name = "search"
+
+    def ready(self) -> None:
+        from search import checks  # noqa: F401  (registers the system checks)

@@ -6,6 +6,7 @@ touches the checkout's embedded services or the machine's shared ones, and tests
 stop and restart these freely. Both are removed when the run ends.
 """
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -29,12 +30,15 @@ def _start_services() -> None:
     server = embedded.start_postgres(root / "pg", cleanup_mode="stop")
     redis = embedded.RedisServer(root / "redis").start()
     _state.update(root=root, postgres=server, redis=redis)
+    atexit.register(_stop_services)
     os.environ.update(
         INGEST_TEST_ROOT=str(root),
         DATABASE_URL=_url_for(server),
         REDIS_URL=redis.url,
         INGEST_DATA_DIR=str(root / "data"),
         DJANGO_SECRET_KEY="tests-only-secret",
+        # Never the paid API because someone has a key in their shell.
+        INGEST_EMBED_PROVIDER="hashing",
     )
 
 
@@ -49,6 +53,12 @@ def redis_server() -> embedded.RedisServer:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _stop_services()
+
+
+def _stop_services() -> None:
+    """Stop what _start_services started; safe to call twice (atexit covers a run that
+    fails before pytest_unconfigure)."""
     redis = _state.pop("redis", None)
     if redis is not None:
         redis.stop()

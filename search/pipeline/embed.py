@@ -1,37 +1,5 @@
-"""Embedding providers behind one function: texts in, unit vectors out."""
+"""The embed step: texts in, vectors out. The providers live in search/embedding/."""
 
-import hashlib
-import math
-import re
-from collections.abc import Sequence
+from search.embedding import embed, hashing_embed, probe_provider
 
-from django.conf import settings
-
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-
-
-def hashing_embed(texts: Sequence[str], dimensions: int) -> list[list[float]]:
-    """A deterministic bag-of-words embedding (the hashing trick) that needs no network.
-
-    Each lower-cased word adds ±1 to one coordinate chosen by its hash; the result is
-    scaled to unit length, so texts sharing words have a high cosine similarity.
-    """
-    vectors = []
-    for text in texts:
-        vector = [0.0] * dimensions
-        for token in _TOKEN.findall(text.lower()):
-            digest = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest())
-            sign = 1.0 if digest & 1 else -1.0
-            vector[(digest >> 1) % dimensions] += sign
-        norm = math.sqrt(sum(value * value for value in vector))
-        if norm == 0:
-            vector[0] = 1.0  # a text without words still needs a valid, non-zero vector
-        else:
-            vector = [value / norm for value in vector]
-        vectors.append(vector)
-    return vectors
-
-
-def embed(texts: Sequence[str]) -> list[list[float]]:
-    """Embed with the configured provider (INGEST_EMBED_PROVIDER)."""
-    return hashing_embed(texts, settings.INGEST_EMBED_DIMENSIONS)
+__all__ = ["embed", "hashing_embed", "probe_provider"]

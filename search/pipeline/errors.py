@@ -67,3 +67,9 @@ class ProviderUnavailable(TransientError):
 
 class Timeout(TransientError):
     code = "timeout"
+
+
+class TooComplex(PermanentError):
+    """Reading the file needs more memory than a worker may spend on one document."""
+
+    code = "too_complex"

@@ -1,7 +1,9 @@
 """The embedded default: with nothing configured, manage.py finds or starts the services."""
 
 import os
+import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -27,7 +29,9 @@ def manage(*args: str, data_dir: Path) -> str:
     return result.stdout
 
 
-def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them(tmp_path):
+def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them():
+    # Not under pytest's basetemp: another pytest run on the machine may prune it.
+    tmp_path = Path(tempfile.mkdtemp(prefix="ingest-embedded-"))
     try:
         first = manage("embedded", "status", data_dir=tmp_path)
         second = manage("embedded", "status", data_dir=tmp_path)
@@ -39,6 +43,7 @@ def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them(tmp
         assert embedded.postgres_url(tmp_path / "pg") in first
     finally:
         stopped = manage("embedded", "stop", data_dir=tmp_path)
+    shutil.rmtree(tmp_path, ignore_errors=True)
     assert "postgres: stopped" in stopped
     assert "redis: stopped" in stopped
 

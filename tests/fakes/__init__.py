@@ -1,0 +1,1 @@
+"""Real stand-ins for outside services, started by the tests themselves."""
