@@ -90,14 +90,20 @@ T = TypeVar("T")
 
 
 def eventually(probe: Callable[[], T], timeout: float = 60) -> T:
-    """Call `probe` until it returns without raising; fail after `timeout` seconds."""
+    """Call `probe` until it returns something truthy without raising; fail after
+    `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            return probe()
+            result = probe()
         except Exception:
             if time.monotonic() > deadline:
                 raise
+        else:
+            if result:
+                return result
+            if time.monotonic() > deadline:
+                raise AssertionError(f"still {result!r} after {timeout} s")
         time.sleep(0.05)
 
 

@@ -1,0 +1,81 @@
+"""Under the Procfile runner, a killed worker pool comes back and the web stays up."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import psutil
+import pytest
+
+from config.embedded import free_port
+from tests.chaos.conftest import ROOT
+from tests.conftest import eventually, pdf_upload, wait_until_terminal
+from tests.factories import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
+def dramatiq_workers(runner: subprocess.Popen) -> list[psutil.Process]:
+    """Dramatiq's worker processes (children of its master) under the runner."""
+    found = []
+    for proc in psutil.Process(runner.pid).children(recursive=True):
+        try:
+            parent = proc.parent()
+            if (
+                parent
+                and "dramatiq" in " ".join(parent.cmdline())
+                and "dramatiq" in " ".join(proc.cmdline())
+            ):
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def test_a_sigkilled_worker_pool_comes_back_and_web_never_goes_down(
+    alice_client, broker, worker_env, tmp_path
+):
+    port = free_port()
+    env = {**worker_env, "PORT": str(port), "WORKER_PROCESSES": "1", "WORKER_THREADS": "2",
+           "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}  # fmt: skip
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "config.procfile", "web", "worker"], cwd=ROOT, env=env,
+        stdout=open(tmp_path / "procfile.log", "wb"), stderr=subprocess.STDOUT,  # noqa: SIM115
+    )  # fmt: skip
+    try:
+        eventually(lambda: healthy(port), timeout=60)
+        [first] = eventually(lambda: dramatiq_workers(runner), timeout=60)
+
+        first.kill()  # the OOM killer; Dramatiq's master then stops and exits
+        down_seen = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            down_seen.append(not healthy(port))
+            workers = [w for w in dramatiq_workers(runner) if w.pid != first.pid]
+            if workers:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError((tmp_path / "procfile.log").read_text())
+
+        assert not any(down_seen), "web answered throughout"
+        job_id = alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf())}).json()[
+            "results"
+        ][0]["job_id"]
+        [job] = wait_until_terminal([job_id], timeout=60)
+        assert job.status == "succeeded", "the new pool works"
+    finally:
+        runner.send_signal(signal.SIGTERM)
+        runner.wait(60)
+    assert "exited with code" in (tmp_path / "procfile.log").read_text()

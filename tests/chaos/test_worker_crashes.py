@@ -1,0 +1,113 @@
+"""Real worker processes killed, stalled, and cut off from Redis: nothing is lost or doubled."""
+
+import time
+
+import pytest
+
+from jobs.models import Job, JobStatus
+from jobs.sweeper import requeue_stuck
+from search.models import Chunk
+from tests.chaos.conftest import LEASE_SECONDS, openai_env
+from tests.conftest import eventually, pdf_upload, wait_until_terminal
+from tests.factories import make_pdf
+from tests.services import redis_server
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def upload(client, seed: int, pages: int = 2) -> str:
+    answer = client.post("/api/documents/", {"file": pdf_upload(make_pdf(pages=pages, seed=seed))})
+    return answer.json()["results"][0]["job_id"]
+
+
+def pid_of(job: Job) -> int:
+    return int(job.worker.split(":")[1])
+
+
+def assert_each_chunk_once() -> None:
+    positions = Chunk.objects.values("document_id", "version", "index")
+    assert positions.distinct().count() == Chunk.objects.count()
+
+
+def test_a_worker_killed_mid_job_is_replaced_and_the_job_finishes_once(
+    alice_client, broker, start_worker, slow_openai
+):
+    slow_openai.delay = 2.0  # the provider stalls while the first worker holds the job
+    doomed = start_worker(**openai_env(slow_openai))
+    job_id = upload(alice_client, seed=1, pages=4)
+    job = eventually(lambda: Job.objects.get(id=job_id, status=JobStatus.PROCESSING), timeout=30)
+    assert pid_of(job) in doomed.worker_pids()
+
+    doomed.kill()  # SIGKILL, mid-job, message unacknowledged
+    slow_openai.delay = 0.0
+    survivor = start_worker(**openai_env(slow_openai))
+    time.sleep(LEASE_SECONDS + 0.5)
+    requeue_stuck()  # the Procfile's sweeper, one pass
+
+    [finished] = wait_until_terminal([job_id], timeout=60)
+    assert finished.status == JobStatus.SUCCEEDED
+    assert finished.attempts == 2
+    assert pid_of(finished) in survivor.worker_pids()
+    outcomes = list(finished.attempt_log.values_list("outcome", flat=True))
+    assert outcomes == ["lost", "succeeded"]
+    assert_each_chunk_once()
+    assert Chunk.objects.filter(document_id=finished.document_id).count() == finished.progress_total
+
+
+def test_a_429_storm_backs_off_and_every_job_succeeds_with_bounded_calls(
+    alice_client, broker, start_worker, slow_openai
+):
+    slow_openai.script(["429:1"] * 6)  # the provider refuses the first six calls
+    start_worker(threads=4, **openai_env(slow_openai))
+    job_ids = [upload(alice_client, seed=i, pages=1) for i in range(6)]
+
+    jobs = wait_until_terminal(job_ids, timeout=90)
+
+    assert {job.status for job in jobs} == {JobStatus.SUCCEEDED}
+    # One call per job, plus at most one per refusal: the shared cool-down stops workers
+    # from hammering a provider that said 429.
+    assert slow_openai.calls <= len(job_ids) + 6
+    assert_each_chunk_once()
+
+
+def test_redis_restarted_mid_run_workers_reconnect_and_the_sweeper_resends(
+    alice_client, broker, start_worker, slow_openai
+):
+    slow_openai.delay = 0.5
+    start_worker(**openai_env(slow_openai))
+    job_ids = [upload(alice_client, seed=i, pages=2) for i in range(4)]
+    eventually(lambda: Job.objects.filter(status=JobStatus.SUCCEEDED).exists(), timeout=30)
+
+    redis = redis_server()
+    redis.stop()  # without persistence: every queued message is gone
+    time.sleep(1)
+    redis.start()
+    time.sleep(LEASE_SECONDS + 0.5)
+    requeue_stuck(older_than=0)
+
+    jobs = wait_until_terminal(job_ids, timeout=90)
+    assert {job.status for job in jobs} == {JobStatus.SUCCEEDED}
+    assert_each_chunk_once()
+
+
+def test_a_job_that_kills_its_worker_every_time_ends_crashed(
+    alice_client, broker, start_worker, settings, slow_openai
+):
+    settings.INGEST_MAX_ATTEMPTS = 2
+    slow_openai.delay = 30.0  # every attempt hangs until its worker is killed
+    env = {**openai_env(slow_openai), "INGEST_MAX_ATTEMPTS": "2"}
+    job_id = upload(alice_client, seed=9)
+
+    for attempt in (1, 2):
+        worker = start_worker(**env)
+        eventually(
+            lambda: Job.objects.get(id=job_id, status=JobStatus.PROCESSING, attempts=attempt),
+            timeout=30,
+        )
+        worker.kill()
+        time.sleep(LEASE_SECONDS + 0.5)
+        requeue_stuck()
+
+    job = Job.objects.get(id=job_id)
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "crashed")
+    assert list(job.attempt_log.values_list("outcome", flat=True)) == ["lost", "lost"]
