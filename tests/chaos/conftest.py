@@ -5,6 +5,7 @@ processes) in its own session, on the test run's private Postgres (the test data
 and Redis, so a test can SIGKILL it like the OOM killer would.
 """
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -85,10 +86,8 @@ class WorkerProcess:
 
 
 def with_suppressed(fn, *args) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):  # already gone
         fn(*args)
-    except ProcessLookupError:
-        pass
 
 
 @pytest.fixture

@@ -101,7 +101,7 @@ def test_a_job_that_kills_its_worker_every_time_ends_crashed(
     for attempt in (1, 2):
         worker = start_worker(**env)
         eventually(
-            lambda: Job.objects.get(id=job_id, status=JobStatus.PROCESSING, attempts=attempt),
+            lambda n=attempt: Job.objects.get(id=job_id, status=JobStatus.PROCESSING, attempts=n),
             timeout=30,
         )
         worker.kill()

@@ -1,0 +1,61 @@
+"""The whole corpus, through the API and real worker processes, ends as the manifest says."""
+
+import pytest
+
+from jobs.models import Job
+from search.models import Chunk
+from tests.conftest import pdf_upload, wait_until_terminal
+from tests.factories import CORPUS, corpus_rows
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def matches(outcome: str, expect: str) -> bool:
+    if expect == "failed:corrupt_or_no_text":
+        return outcome in (
+            "failed:corrupt",
+            "failed:no_text",
+            "failed:too_complex",
+            "rejected:not_a_pdf",
+        )
+    if expect.startswith("rejected_or_failed:"):
+        code = expect.split(":", 1)[1]
+        return outcome in (f"rejected:{code}", f"failed:{code}")
+    return outcome == expect
+
+
+def test_every_corpus_file_ends_as_its_manifest_says(alice_client, settings, start_worker):
+    settings.INGEST_UPLOAD_THROTTLE_RATE = "1000/min"
+    workers = [start_worker(threads=2), start_worker(threads=2)]
+    rows = corpus_rows()
+    answers = {}
+    for row in rows:
+        name = row["file"].rsplit("/", 1)[-1]
+        upload = pdf_upload((CORPUS / row["file"]).read_bytes(), name)
+        answers[row["file"]] = alice_client.post("/api/documents/", {"file": upload}).json()[
+            "results"
+        ][0]
+    job_ids = [a["job_id"] for a in answers.values() if "job_id" in a]
+
+    jobs = {str(job.id): job for job in wait_until_terminal(job_ids, timeout=240)}
+
+    misses = []
+    for row in rows:
+        result = answers[row["file"]]
+        if result["status"] == "rejected":
+            outcome = f"rejected:{result['error']['code']}"
+        else:
+            job = jobs[result["job_id"]]
+            outcome = "succeeded" if job.status == "succeeded" else f"failed:{job.error_code}"
+            if job.status == "failed":
+                assert job.attempts == 1, f"{row['file']}: a permanent failure was retried"
+        if not matches(outcome, row["expect"]):
+            misses.append(f"{row['file']}: {outcome}, expected {row['expect']}")
+    assert misses == []
+    assert not Job.objects.exclude(status__in=["succeeded", "failed"]).exists()
+    assert all(worker.popen.poll() is None for worker in workers), "no worker died"
+    # Exactly once in effect: no chunk position twice.
+    assert (
+        Chunk.objects.values("document_id", "version", "index").distinct().count()
+        == Chunk.objects.count()
+    )
