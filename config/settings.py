@@ -192,8 +192,11 @@ STORAGES = {
     ),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-# Uploads larger than this go to a temporary file instead of memory.
+# Uploads larger than this go to a temporary file instead of memory; on the same disk as
+# MEDIA_ROOT by default, so storing it is a rename, not a copy.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_TEMP_DIR = env_str("INGEST_UPLOAD_TEMP_DIR", str(DATA_DIR / "tmp"))
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 
 # --------------------------------------------------------------------------- API
 
@@ -221,16 +224,6 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-}
-
-# The upload throttle's counters, shared by every web process.
-CACHES = {
-    "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": REDIS_URL,
-        "KEY_PREFIX": "ingest",
-        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-    }
 }
 
 # --------------------------------------------------------------------------- accept path

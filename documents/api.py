@@ -12,35 +12,19 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import UserRateThrottle
 
 from config.api_errors import Refused
 from documents import api_docs, services
 from documents.idempotency import fingerprint, idempotent
 from documents.models import Document
 from documents.serializers import DocumentDetailOut, DocumentOut
+from documents.throttle import UploadThrottle
 from documents.uploads import GuardedUploadHandler, RejectedFile, display_name
 from jobs import admission
 from jobs.models import Job, JobStatus
 from search.models import Chunk
 
 log = logging.getLogger(__name__)
-
-
-class UploadThrottle(UserRateThrottle):
-    scope = "uploads"
-
-    def get_rate(self) -> str:
-        return settings.INGEST_UPLOAD_THROTTLE_RATE
-
-    def allow_request(self, request: Request, view: object) -> bool:
-        try:
-            return super().allow_request(request, view)
-        except Exception:
-            # The counters live in Redis; an outage must not stop uploads, which the
-            # database-backed admission control still guards.
-            log.warning("upload throttle unavailable; letting the request through", exc_info=True)
-            return True
 
 
 UPLOADS = ("create", "versions")  # actions that take files: guarded before parsing
@@ -168,6 +152,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             )
             results.append(_accepted_result(request, accepted))
         body = {"results": results}
+        admission.note_admitted(user_id=request.user.pk, jobs=len(results) - len(refusals))
         if len(refusals) < len(results) or not refusals:
             return Response(body, status=status.HTTP_202_ACCEPTED, headers=_location(body))
         body.update(code="rejected", detail="No file was accepted; see each file's error.")

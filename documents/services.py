@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from documents.models import Document
 from documents.uploads import display_name
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus
-from jobs.services import queue_new_job
+from jobs.services import insert_document_with_job, queue_new_job
 
 log = logging.getLogger(__name__)
 
@@ -55,50 +55,48 @@ def create_upload(
     Bytes identical to a document the owner already has give that document back
     (`duplicate`), with no new job unless `reprocess` asks for one. A failure after the
     bytes are stored leaves at most an orphan file (see cleanup_orphans), never a row
-    without its file.
+    without its file. This is the upload hot path: a handful of lean statements.
     """
     sha256 = sha256_of(upload)
-    existing = _same_bytes(owner.pk, sha256)
-    if existing is not None:
+    if (existing := _same_bytes(owner.pk, sha256)) is not None:
         return _duplicate(existing, reprocess=reprocess)
     document_id = uuid.uuid4()
     key = default_storage.save(
         storage_key(owner_id=owner.pk, document_id=document_id, version=1), upload
     )
     with transaction.atomic():
-        _lock_content(owner.pk, sha256)
-        existing = _same_bytes(owner.pk, sha256)
-        if existing is not None:  # an identical upload committed while we stored ours
+        if (existing := _lock_and_find(owner.pk, sha256)) is not None:
+            # An identical upload committed while we stored ours.
             transaction.on_commit(lambda: default_storage.delete(key))
             return _duplicate(existing, reprocess=reprocess)
-        document = Document.objects.create(
-            id=document_id,
-            owner=owner,
-            filename=display_name(upload.name),
-            size=upload.size,
-            sha256=sha256,
-            storage_key=key,
-            version=1,
-        )
-        job = queue_new_job(document=document)
+        document = Document(
+            id=document_id, owner=owner, filename=display_name(upload.name), size=upload.size,
+            sha256=sha256, storage_key=key, version=1,
+        )  # fmt: skip
+        job = insert_document_with_job(document=document)
     return Accepted(document=document, job=job)
 
 
+_FIND = "SELECT id FROM documents_document WHERE owner_id = %s AND sha256 = %s LIMIT 1"
+
+
 def _same_bytes(owner_id: int, sha256: str) -> Document | None:
-    return (
-        Document.objects.filter(owner_id=owner_id, sha256=sha256)
-        .select_related("current_job")
-        .order_by("created_at")
-        .first()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_FIND, [owner_id, sha256])
+        row = cursor.fetchone()
+    return None if row is None else Document.objects.select_related("current_job").get(id=row[0])
 
 
-def _lock_content(owner_id: int, sha256: str) -> None:
-    """Serialise uploads of the same bytes by the same owner until commit."""
+def _lock_and_find(owner_id: int, sha256: str) -> Document | None:
+    """Serialise uploads of the same bytes by the same owner until commit, and look
+    again: one round trip."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"{owner_id}:{sha256}"]
+            f"SELECT pg_advisory_xact_lock(hashtextextended(%s, 0)), ({_FIND})",
+            [f"{owner_id}:{sha256}", owner_id, sha256],
         )
+        found = cursor.fetchone()[1]
+    return None if found is None else Document.objects.select_related("current_job").get(id=found)
 
 
 def _duplicate(document: Document, *, reprocess: bool) -> Accepted:

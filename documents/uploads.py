@@ -8,13 +8,17 @@ upload service never reads it again.
 """
 
 import hashlib
+import io
 import re
-import tempfile
 import unicodedata
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.core.files.uploadedfile import UploadedFile
+from django.core.files.uploadedfile import (
+    InMemoryUploadedFile,
+    TemporaryUploadedFile,
+    UploadedFile,
+)
 from django.core.files.uploadhandler import FileUploadHandler, StopFutureHandlers
 from django.http import HttpRequest
 from rest_framework import status
@@ -22,7 +26,6 @@ from rest_framework.exceptions import APIException
 
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # the PDF header may follow some junk; pdfminer looks this far too
-_SPOOL_BYTES = 2 * 1024 * 1024  # smaller files stay in memory
 
 
 @dataclass(frozen=True)
@@ -68,11 +71,31 @@ class _Current:
     size: int = 0
     head: bytes = b""
     digest: "hashlib._Hash" = field(default_factory=hashlib.sha256)
-    spool: tempfile.SpooledTemporaryFile | None = None
+    # In memory up to FILE_UPLOAD_MAX_MEMORY_SIZE, then a named temporary file that
+    # FileSystemStorage can move into place instead of copying.
+    spool: io.BytesIO | TemporaryUploadedFile | None = None
     rejection: Rejection | None = None
+
+    def write(self, data: bytes) -> None:
+        if isinstance(self.spool, io.BytesIO) and self.size > settings.FILE_UPLOAD_MAX_MEMORY_SIZE:
+            on_disk = TemporaryUploadedFile(self.name, self.content_type, 0, self.charset)
+            on_disk.write(self.spool.getbuffer())
+            self.spool = on_disk
+        self.spool.write(data)
+
+    def finish(self) -> UploadedFile:
+        self.spool.seek(0)
+        if isinstance(self.spool, TemporaryUploadedFile):
+            self.spool.size = self.size
+            return self.spool
+        return InMemoryUploadedFile(
+            self.spool, "file", self.name, self.content_type, self.size, self.charset
+        )
 
 
 class GuardedUploadHandler(FileUploadHandler):
+    chunk_size = 256 * 1024  # fewer, larger reads than Django's 64 KiB
+
     def __init__(self, request: HttpRequest | None = None) -> None:
         super().__init__(request)
         self.max_bytes = settings.INGEST_MAX_UPLOAD_BYTES
@@ -113,8 +136,7 @@ class GuardedUploadHandler(FileUploadHandler):
         if self.count > self.max_files:
             self.current.rejection = too_many_files()
         else:
-            # Closed in file_complete or _reject; lives across calls, so no `with`.
-            self.current.spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115
+            self.current.spool = io.BytesIO()
         raise StopFutureHandlers()
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
@@ -131,7 +153,7 @@ class GuardedUploadHandler(FileUploadHandler):
                 self._reject(NOT_A_PDF)
                 return None
         current.digest.update(raw_data)
-        current.spool.write(raw_data)
+        current.write(raw_data)
         return None
 
     def file_complete(self, file_size: int) -> UploadedFile | RejectedFile:
@@ -145,14 +167,7 @@ class GuardedUploadHandler(FileUploadHandler):
             if current.spool is not None:
                 current.spool.close()
             return RejectedFile(name=current.name, rejection=current.rejection)
-        current.spool.seek(0)
-        upload = UploadedFile(
-            file=current.spool,
-            name=current.name,
-            content_type=current.content_type,
-            size=current.size,
-            charset=current.charset,
-        )
+        upload = current.finish()
         upload.sha256 = current.digest.hexdigest()
         return upload
 

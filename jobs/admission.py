@@ -78,6 +78,7 @@ def forget_backlog() -> None:
     global _snapshot
     with _lock:
         _snapshot = None
+        _user_counts.clear()
 
 
 def _read_backlog() -> Backlog:
@@ -106,10 +107,34 @@ def check_service() -> Refusal | None:
     return None
 
 
+_user_counts: dict[int, tuple[int, float]] = {}
+_MAX_CACHED_USERS = 10_000
+
+
+def _user_in_flight(user_id: int) -> int:
+    """The user's unfinished jobs, counted at most once a second per process."""
+    cached = _user_counts.get(user_id)
+    if cached is not None and time.monotonic() - cached[1] < 1.0:
+        return cached[0]
+    if len(_user_counts) > _MAX_CACHED_USERS:
+        _user_counts.clear()
+    count = Job.objects.filter(owner_id=user_id, status__in=IN_FLIGHT_STATUSES).count()
+    _user_counts[user_id] = (count, time.monotonic())
+    return count
+
+
+def note_admitted(*, user_id: int, jobs: int) -> None:
+    """Count jobs this process just created until the next refresh, so a burst within
+    the second cannot overshoot the limit unseen."""
+    cached = _user_counts.get(user_id)
+    if cached is not None:
+        _user_counts[user_id] = (cached[0] + jobs, cached[1])
+
+
 def check_user(*, user_id: int) -> Refusal | None:
     """429 when this user already has INGEST_MAX_INFLIGHT_PER_USER unfinished jobs."""
     limit = settings.INGEST_MAX_INFLIGHT_PER_USER
-    in_flight = Job.objects.filter(owner_id=user_id, status__in=IN_FLIGHT_STATUSES).count()
+    in_flight = _user_in_flight(user_id)
     if in_flight < limit:
         return None
     wait = backlog().seconds_to_drain(in_flight - 0.9 * limit)

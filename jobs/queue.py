@@ -11,19 +11,27 @@ from jobs.models import Job, JobStatus, Lane
 log = logging.getLogger(__name__)
 
 
-def send_job_on_commit(job: Job, *, delay_seconds: float = 0) -> None:
+def send_job_on_commit(job: Job, *, delay_seconds: float = 0, stamped: bool = False) -> None:
     """Send the job's id once the surrounding transaction commits.
 
     Call inside the transaction that created or re-queued the job. If the broker is
     down the job stays `queued` without `enqueued_at`; the sweeper sends it later.
     """
     job_id, lane = job.id, job.lane
-    transaction.on_commit(lambda: send_job(job_id, lane=lane, delay_seconds=delay_seconds))
+    transaction.on_commit(
+        lambda: send_job(job_id, lane=lane, delay_seconds=delay_seconds, stamped=stamped)
+    )
 
 
-def send_job(job_id: uuid.UUID, *, lane: str, delay_seconds: float = 0) -> bool:
-    """Send now (to the lane's queue, after `delay_seconds`); record `enqueued_at` on
-    success. Returns False when the broker failed."""
+def send_job(
+    job_id: uuid.UUID, *, lane: str, delay_seconds: float = 0, stamped: bool = False
+) -> bool:
+    """Send now (to the lane's queue, after `delay_seconds`) and record `enqueued_at`.
+    Returns False when the broker failed, leaving `enqueued_at` empty for the sweeper.
+
+    `stamped`: the job was inserted with `enqueued_at` already set, which saves the
+    upload path an UPDATE; only a failure needs a write then.
+    """
     from jobs.actors import actor_for  # the actors import the services, which import this
 
     try:
@@ -34,6 +42,9 @@ def send_job(job_id: uuid.UUID, *, lane: str, delay_seconds: float = 0) -> bool:
         log.warning(
             "could not send job %s to the broker; the sweeper will retry", job_id, exc_info=True
         )
+        if stamped:
+            Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(enqueued_at=None)
         return False
-    Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(enqueued_at=timezone.now())
+    if not stamped:
+        Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(enqueued_at=timezone.now())
     return True

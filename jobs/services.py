@@ -43,6 +43,25 @@ def queue_new_job(*, document: Document) -> Job:
     return job
 
 
+def insert_document_with_job(*, document: Document) -> Job:
+    """Insert a new (unsaved) document together with its first queued job; the job's id is
+    sent after commit. Two INSERTs and nothing else: the foreign keys between the two
+    rows are checked at commit, so the document can name its job before the job exists.
+    Call inside a transaction.
+    """
+    job = Job(
+        id=uuid.uuid4(), document_id=document.id, owner_id=document.owner_id,
+        version=document.version, storage_key=document.storage_key,
+        lane=lane_for(document.size), enqueued_at=timezone.now(),
+    )  # fmt: skip
+    document.current_job_id = job.id
+    document.save(force_insert=True)
+    job.save(force_insert=True)
+    document.current_job = job
+    send_job_on_commit(job, stamped=True)
+    return job
+
+
 # --------------------------------------------------------------------------- claiming
 
 

@@ -30,7 +30,7 @@ class SweepReport:
 
 def requeue_stuck(
     *, older_than: float | None = None, dry_run: bool = False, limit: int = 1000
-) -> SweepReport:  # noqa: E501
+) -> SweepReport:
     """One sweep. Safe in several processes at once: rows are picked with FOR UPDATE
     SKIP LOCKED and changed before the lock is released, so two sweepers never act on
     the same job; a job sent twice is harmless (the second message finds it claimed).

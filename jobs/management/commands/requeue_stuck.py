@@ -29,7 +29,7 @@ class Command(BaseCommand):
 
     def handle(
         self, *args: object, older_than: float | None, dry_run: bool, loop: float, **options: object
-    ) -> None:  # noqa: E501
+    ) -> None:
         while True:
             self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
             if not loop:
