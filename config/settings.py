@@ -202,7 +202,7 @@ Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "config.auth.CachedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -234,6 +234,7 @@ INGEST_MAX_BACKLOG = env_int("INGEST_MAX_BACKLOG", 5000, minimum=1)
 INGEST_MAX_QUEUE_AGE_SECONDS = env_int("INGEST_MAX_QUEUE_AGE_SECONDS", 900, minimum=1)
 INGEST_MAX_INFLIGHT_PER_USER = env_int("INGEST_MAX_INFLIGHT_PER_USER", 1000, minimum=1)
 INGEST_UPLOAD_THROTTLE_RATE = env_str("INGEST_UPLOAD_THROTTLE_RATE", "120/min")
+INGEST_TOKEN_CACHE_SECONDS = env_int("INGEST_TOKEN_CACHE_SECONDS", 10, minimum=0)
 INGEST_IDEMPOTENCY_TTL_SECONDS = env_int("INGEST_IDEMPOTENCY_TTL_SECONDS", 24 * 3600, minimum=1)
 # Django refuses a request with more files than this before our own, friendlier limit can.
 DATA_UPLOAD_MAX_NUMBER_FILES = max(1000, INGEST_MAX_FILES_PER_REQUEST + 1)

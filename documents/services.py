@@ -58,15 +58,14 @@ def create_upload(
     without its file. This is the upload hot path: a handful of lean statements.
     """
     sha256 = sha256_of(upload)
-    if (existing := _same_bytes(owner.pk, sha256)) is not None:
-        return _duplicate(existing, reprocess=reprocess)
     document_id = uuid.uuid4()
     key = default_storage.save(
         storage_key(owner_id=owner.pk, document_id=document_id, version=1), upload
     )
     with transaction.atomic():
         if (existing := _lock_and_find(owner.pk, sha256)) is not None:
-            # An identical upload committed while we stored ours.
+            # Duplicates are rare: looking only here, after storing, saves every other
+            # upload a round trip; a duplicate's bytes are removed again after commit.
             transaction.on_commit(lambda: default_storage.delete(key))
             return _duplicate(existing, reprocess=reprocess)
         document = Document(
@@ -78,13 +77,6 @@ def create_upload(
 
 
 _FIND = "SELECT id FROM documents_document WHERE owner_id = %s AND sha256 = %s LIMIT 1"
-
-
-def _same_bytes(owner_id: int, sha256: str) -> Document | None:
-    with connection.cursor() as cursor:
-        cursor.execute(_FIND, [owner_id, sha256])
-        row = cursor.fetchone()
-    return None if row is None else Document.objects.select_related("current_job").get(id=row[0])
 
 
 def _lock_and_find(owner_id: int, sha256: str) -> Document | None:

@@ -22,10 +22,11 @@ from documents.models import Document
 from jobs import notify, services
 from jobs.lease import LeaseKeeper
 from jobs.models import Job, JobStatus
+from search.pipeline.classify import classify_text
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
-from search.pipeline.errors import NoText, PermanentError, TransientError
-from search.pipeline.extract import Page, extract_pages
+from search.pipeline.errors import PermanentError, TransientError
+from search.pipeline.extract import Page, extract_document
 from search.pipeline.split import Piece, split_pages
 from search.pipeline.store import delete_chunks_of_version, delete_stale_chunks, upsert_chunks
 
@@ -89,8 +90,6 @@ def _process(job: Job, lease: LeaseKeeper) -> None:
     pieces = list(
         split_pages(pages, size=settings.INGEST_CHUNK_SIZE, overlap=settings.INGEST_CHUNK_OVERLAP)
     )
-    if not any(any(ch.isalnum() for ch in piece.text) for piece in pieces):
-        raise NoText("No text layer: it looks scanned; OCR is not enabled.")
     _store(job, pieces, lease)
 
 
@@ -111,8 +110,17 @@ def _local_file(key: str) -> Iterator[Path]:
 
 
 def _extract(job: Job) -> list[Page]:
-    with _local_file(job.storage_key) as path, open(path, "rb") as fp:
-        pages = [Page(page.number, clean_text(page.text)) for page in extract_pages(fp)]
+    """Pages of cleaned text, read in a sandboxed child process (time and memory bound).
+    Raises the pipeline's permanent errors (including NoText for a scan) or Timeout."""
+    with _local_file(job.storage_key) as path:
+        raw = extract_document(
+            path,
+            max_pages=settings.INGEST_MAX_PAGES,
+            timeout=settings.INGEST_EXTRACT_TIMEOUT_SECONDS,
+            memory_mb=settings.INGEST_EXTRACT_MEMORY_MB,
+        )
+    classify_text(raw)
+    pages = [Page(page.number, clean_text(page.text)) for page in raw]
     # Only the newest version describes the document.
     Document.objects.filter(id=job.document_id, version=job.version).update(page_count=len(pages))
     return pages

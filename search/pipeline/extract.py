@@ -1,35 +1,22 @@
-"""Text extraction with pdfminer.six, one page at a time, page numbers kept."""
+"""Text extraction: each page's raw text, page numbers kept, read in a sandbox.
 
+`extract_document` is what the service uses. The file is read by pdfminer.six in a child
+process with bounded time and memory (search/pipeline/sandbox.py); the rules that tell a
+damaged or encrypted file from a sound one are in search/pipeline/reader.py, and the one
+that tells a scan from a text document in search/pipeline/classify.py.
+"""
+
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from io import StringIO
 from typing import BinaryIO
 
-from pdfminer.converter import TextConverter
-from pdfminer.layout import LAParams
-from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
-from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
-from pdfminer.pdfpage import PDFPage
-from pdfminer.pdfparser import PDFSyntaxError
-from pdfminer.psexceptions import PSException
+from search.pipeline.sandbox import read_in_sandbox
 
-from search.pipeline.errors import Corrupt, Encrypted, NotAPdf
-
-PDF_MAGIC = b"%PDF-"
-
-# pdfminer raises plain Python errors on some damaged files, not only its own.
-_DAMAGE = (
-    PSException,
-    ValueError,
-    TypeError,
-    IndexError,
-    KeyError,
-    AttributeError,
-    AssertionError,
-    RecursionError,
-    UnicodeDecodeError,
-    ZeroDivisionError,
-)
+# Enough for any real document; extract_pages has no INGEST_MAX_PAGES to apply.
+UNBOUNDED_PAGES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -38,29 +25,43 @@ class Page:
     text: str
 
 
+def extract_document(
+    path: str | os.PathLike[str], *, max_pages: int, timeout: float, memory_mb: int
+) -> list[Page]:
+    """Each page's raw (uncleaned) text, read in a child process.
+
+    Permanent (fail at once): NotAPdf, Encrypted, Corrupt, TooManyPages (more than
+    `max_pages`, found before any page is read), TooComplex (needs more than `memory_mb` MB).
+    Transient (retry): Timeout (more than `timeout` seconds), TransientError with code
+    "extractor_crashed" (the reader died some other way). OSError if `path` is missing.
+    Pages are returned even when they hold no text: see classify.classify_text.
+    """
+    texts = read_in_sandbox(path, max_pages=max_pages, timeout=timeout, memory_mb=memory_mb)
+    return [Page(number, text) for number, text in enumerate(texts, start=1)]
+
+
+def extract_file(fp: BinaryIO, *, max_pages: int, timeout: float, memory_mb: int) -> list[Page]:
+    """extract_document for an open file, e.g. from default_storage (which may be S3).
+
+    The child reads a path, so the bytes are copied to a temporary file first, removed
+    afterwards. Same result and errors as extract_document.
+    """
+    with tempfile.NamedTemporaryFile(prefix="extract-", suffix=".pdf") as copy:
+        shutil.copyfileobj(fp, copy)
+        copy.flush()
+        return extract_document(
+            copy.name, max_pages=max_pages, timeout=timeout, memory_mb=memory_mb
+        )
+
+
 def extract_pages(fp: BinaryIO) -> Iterator[Page]:
-    """Yield each page's raw text. Raises NotAPdf, Encrypted or Corrupt."""
-    head = fp.read(1024)
-    if PDF_MAGIC not in head:
-        raise NotAPdf("This file is not a PDF (it does not start with %PDF-).")
-    fp.seek(0)
-    manager = PDFResourceManager()
-    buffer = StringIO()
-    device = TextConverter(manager, buffer, laparams=LAParams())
-    interpreter = PDFPageInterpreter(manager, device)
-    try:
-        for number, page in enumerate(PDFPage.get_pages(fp), start=1):
-            interpreter.process_page(page)
-            yield Page(number=number, text=buffer.getvalue())
-            buffer.seek(0)
-            buffer.truncate()
-    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
-        raise Encrypted("The PDF is encrypted and needs a password.") from exc
-    except PDFSyntaxError as exc:
-        raise Corrupt(f"The PDF is damaged and cannot be read: {exc}.") from exc
-    except _DAMAGE as exc:
-        raise Corrupt(
-            f"The PDF is damaged and cannot be read ({type(exc).__name__}: {exc})."
-        ) from exc
-    finally:
-        device.close()
+    """Each page's raw text, read in this process: nothing bounds its time or memory.
+
+    For trusted files and tests only. Same rules and errors as extract_document, less
+    Timeout, TooComplex and extractor_crashed.
+    """
+    # Imported here: a worker that reads PDFs only through the sandbox never loads pdfminer.
+    from search.pipeline.reader import read_pdf
+
+    texts = read_pdf(fp, max_pages=UNBOUNDED_PAGES)
+    yield from (Page(number, text) for number, text in enumerate(texts, start=1))

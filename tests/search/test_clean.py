@@ -19,3 +19,7 @@ def test_it_collapses_spaces_and_blank_lines():
 
 def test_it_normalises_unicode_compatibility_forms():
     assert clean_text("ﬁle") == "file"
+
+
+def test_it_drops_unmapped_glyph_placeholders():
+    assert clean_text("Th(cid:12)e (cid:3)end") == "The end"

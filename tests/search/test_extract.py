@@ -1,4 +1,7 @@
+"""The reading rules, in this process through extract_pages (test_sandbox covers the child)."""
+
 import io
+from pathlib import Path
 
 import pytest
 
@@ -6,6 +9,14 @@ from search.pipeline.clean import clean_text
 from search.pipeline.errors import Corrupt, Encrypted, NotAPdf
 from search.pipeline.extract import extract_pages
 from tests.factories import CORPUS, make_pdf
+
+PDFMINER = CORPUS / "pdfminer__pdfminer.six/samples"
+QPDF = CORPUS / "qpdf__qpdf/qpdf/qtest/qpdf"
+
+
+def read(path: Path) -> list[str]:
+    with open(path, "rb") as fp:
+        return [page.text for page in extract_pages(fp)]
 
 
 def test_pages_come_out_numbered_with_their_text():
@@ -20,16 +31,62 @@ def test_a_file_that_is_not_a_pdf_is_refused():
         list(extract_pages(io.BytesIO(b"PK\x03\x04 a zip file")))
 
 
+def test_a_mangled_pdf_header_is_corrupt_not_another_kind_of_file():
+    with pytest.raises(Corrupt):
+        read(QPDF / "issue-263.pdf")  # starts "%PDFn"
+
+
 def test_an_encrypted_pdf_is_reported_as_such():
     path = (
         CORPUS
         / "py-pdf__sample-files/005-libreoffice-writer-password/libreoffice-writer-password.pdf"
     )
-    with open(path, "rb") as fp, pytest.raises(Encrypted):
-        list(extract_pages(fp))
+    with pytest.raises(Encrypted):
+        read(path)
+
+
+def test_an_encrypted_pdf_that_opens_without_a_password_but_yields_nothing_is_encrypted():
+    with pytest.raises(Encrypted):
+        read(PDFMINER / "encryption/encrypted_doc_no_id.pdf")
+
+
+def test_an_encrypted_pdf_that_opens_without_a_password_is_read():
+    assert "".join(read(PDFMINER / "nonfree/kampo.pdf")).strip()
 
 
 def test_a_truncated_pdf_is_reported_as_corrupt():
     content = make_pdf(pages=2)
     with pytest.raises(Corrupt):
         list(extract_pages(io.BytesIO(content[: len(content) // 3])))
+
+
+def test_a_pdf_without_pages_is_corrupt():
+    with pytest.raises(Corrupt, match="no pages"):
+        read(PDFMINER / "nonfree/175.pdf")
+
+
+def test_a_page_tree_that_loops_is_corrupt():
+    with pytest.raises(Corrupt, match="page tree reaches object 2 twice"):
+        read(QPDF / "pages-loop.pdf")
+
+
+def test_a_stream_that_cannot_be_decoded_is_corrupt_when_little_text_came_out():
+    with pytest.raises(Corrupt, match="object 5 cannot be read"):
+        read(QPDF / "damaged-stream.pdf")
+
+
+def test_a_content_stream_that_calls_itself_is_corrupt_when_little_text_came_out():
+    with pytest.raises(Corrupt, match="circular reference"):
+        read(PDFMINER / "contrib/issue-1113-evil-xobjects.pdf")
+
+
+def test_damage_that_still_leaves_plenty_of_text_is_read():
+    # pdfminer warns "Data-loss while decompressing corrupted data" and recovers the text.
+    text = "".join(read(PDFMINER / "zen_of_python_corrupted.pdf"))
+
+    assert "Beautiful is better than ugly." in text
+
+
+def test_a_short_sound_document_is_read_even_with_dangling_cross_references():
+    # Some writers list objects at offset 0; a reference to one is null, not damage.
+    assert "Arial font" in "".join(read(PDFMINER / "font-size-test.pdf"))

@@ -1,0 +1,15 @@
+"""Upload-acknowledgement benchmark: the real upload API against a minimal floor app.
+
+`python -m bench` (or `make bench`) starts a private Postgres and Redis in a temporary
+directory, serves the real app (`config.wsgi`) and the floor (`bench.floor`) with the same
+gunicorn settings, sends the same multipart uploads to both, and reports latency
+percentiles, throughput and the ratios real/floor against the targets. BENCHMARKS.md
+explains the figures.
+
+- `bench.floor`: the floor, a raw WSGI app (store the file, insert one row, push the id).
+- `bench.load`: payloads and the load generator (raw HTTP/1.1 over sockets, one thread per
+  client).
+- `bench.services`: the private Postgres and Redis, the database set-up, gunicorn servers.
+- `bench.report`: percentiles, targets, the table, BENCHMARKS.md and the JSON results.
+- `bench.runner`: the command line and the order of the runs.
+"""

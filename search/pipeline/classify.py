@@ -1,0 +1,49 @@
+"""Decide from extracted text alone whether a document has a text layer worth indexing."""
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from search.pipeline.errors import NoText
+
+if TYPE_CHECKING:
+    from search.pipeline.extract import Page
+
+# About one line of printed text, in non-space characters.
+LINE = 50
+
+NO_TEXT_DETAIL = "No text layer: it looks scanned; OCR is not enabled."
+
+# pdfminer's stand-in for a glyph it cannot map to a character: not text anyone can search.
+UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
+
+
+def nonspace(text: str) -> int:
+    """How many characters of `text` are text: neither whitespace nor unmapped glyphs."""
+    return sum(not ch.isspace() for ch in UNMAPPED_GLYPH.sub("", text))
+
+
+def is_scant(texts: Sequence[str]) -> bool:
+    """True when the pages carry less than a line of text each, on average."""
+    return sum(nonspace(text) for text in texts) < LINE * len(texts)
+
+
+def classify_text(pages: "Sequence[Page]") -> None:
+    """Raise NoText when `pages` (raw or cleaned) carry no text layer worth indexing.
+
+    Two rules, both about what a scan looks like once its text is extracted:
+
+    1. No letter or digit anywhere, not counting pdfminer's "(cid:N)" stand-ins for
+       glyphs it could not map: nothing to index.
+    2. Scant text (under a line per page on average, see `LINE`) and at least one page
+       with no text at all. Born-digital documents have text on every page; a document
+       of images carries, at most, a label or a caption on some of its pages.
+
+    A short document with a few words on every page (a chart, a one-line note) passes.
+    So does a scan with a stamp on every page: text alone cannot tell it apart.
+    """
+    texts = [UNMAPPED_GLYPH.sub("", page.text) for page in pages]
+    if not any(ch.isalnum() for text in texts for ch in text):
+        raise NoText(NO_TEXT_DETAIL)
+    if is_scant(texts) and any(nonspace(text) == 0 for text in texts):
+        raise NoText(NO_TEXT_DETAIL)

@@ -1,0 +1,138 @@
+"""extract_document reads in a child process: hostile files cost the worker nothing."""
+
+import contextlib
+import io
+import os
+import resource
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psutil
+import pytest
+
+from search.pipeline.clean import clean_text
+from search.pipeline.errors import Corrupt, Timeout, TooComplex, TooManyPages, TransientError
+from search.pipeline.extract import extract_document, extract_file
+from search.pipeline.sandbox import CHILD_MODULE
+from tests.factories import CORPUS, make_pdf
+from tests.search.handmade import deflate_bomb, pdf_with_content
+
+# 117 pages, about 12 s to read on this machine: a stand-in for a file that takes forever.
+GEOTOPO = CORPUS / "py-pdf__sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"
+LIMITS = {"max_pages": 200, "timeout": 60.0, "memory_mb": 256}
+
+
+def write(directory: Path, content: bytes) -> Path:
+    path = directory / "upload.pdf"
+    path.write_bytes(content)
+    return path
+
+
+def children() -> set[int]:
+    """Our child processes, zombies included (the test run's Postgres and Redis too)."""
+    return {child.pid for child in psutil.Process().children(recursive=True)}
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def test_pages_come_back_from_the_child_numbered_with_their_text(tmp_path):
+    path = write(tmp_path, make_pdf(pages=3, words_per_page=20))
+
+    pages = extract_document(path, **LIMITS)
+
+    assert [page.number for page in pages] == [1, 2, 3]
+    assert all(clean_text(page.text).startswith(f"Page {page.number}.") for page in pages)
+
+
+def test_an_open_file_is_read_through_a_temporary_copy():
+    pages = extract_file(io.BytesIO(make_pdf(pages=2, words_per_page=5)), **LIMITS)
+
+    assert [page.number for page in pages] == [1, 2]
+
+
+def test_a_decompression_bomb_fails_as_too_complex_and_costs_the_worker_no_memory(tmp_path):
+    path = write(tmp_path, pdf_with_content(deflate_bomb(gib=4), filters=b"/FlateDecode"))
+    peak_before = peak_rss_mb()
+    started = time.monotonic()
+
+    with pytest.raises(TooComplex) as caught:
+        extract_document(path, **LIMITS)
+
+    assert caught.value.code == "too_complex"
+    assert "256 MB" in caught.value.detail
+    assert time.monotonic() - started < 30
+    assert peak_rss_mb() - peak_before < 64
+
+
+def test_deeply_nested_objects_fail_cleanly_as_corrupt(tmp_path):
+    nested = b"[" * 100_000 + b"]" * 100_000
+    path = write(tmp_path, pdf_with_content(b"BT /F1 12 Tf 72 720 Td " + nested + b" TJ ET"))
+
+    with pytest.raises(Corrupt):
+        extract_document(path, **LIMITS)
+
+
+def test_a_pdf_that_takes_too_long_times_out_and_leaves_no_child_behind():
+    before = children()
+    started = time.monotonic()
+
+    with pytest.raises(Timeout) as caught:
+        extract_document(GEOTOPO, max_pages=200, timeout=0.5, memory_mb=1024)
+
+    assert caught.value.code == "timeout"
+    assert caught.value.detail == "Reading the PDF took longer than 0.5 s."
+    assert time.monotonic() - started < 5
+    assert children() <= before
+
+
+def test_too_many_pages_fail_before_any_page_is_read():
+    started = time.monotonic()
+
+    with pytest.raises(TooManyPages) as caught:
+        extract_document(GEOTOPO, max_pages=10, timeout=60, memory_mb=1024)
+
+    assert caught.value.detail == "The PDF has 117 pages; the limit is 10."
+    # Reading the pages would take about 12 s; counting them takes a fraction of one.
+    assert time.monotonic() - started < 5
+
+
+def test_exactly_max_pages_is_allowed(tmp_path):
+    path = write(tmp_path, make_pdf(pages=3, words_per_page=5))
+
+    assert len(extract_document(path, max_pages=3, timeout=60, memory_mb=256)) == 3
+    with pytest.raises(TooManyPages, match="has 3 pages; the limit is 2"):
+        extract_document(path, max_pages=2, timeout=60, memory_mb=256)
+
+
+def test_a_child_killed_from_outside_is_a_transient_crash():
+    before = children()
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(extract_document, GEOTOPO, **LIMITS | {"memory_mb": 1024})
+        os.kill(wait_for_new_reader(before), signal.SIGKILL)
+
+        with pytest.raises(TransientError) as caught:
+            future.result(timeout=30)
+
+    assert caught.value.code == "extractor_crashed"
+    assert "SIGKILL" in caught.value.detail
+    assert children() <= before
+
+
+def wait_for_new_reader(before: set[int]) -> int:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):  # it may end while we look
+                if child.pid not in before and CHILD_MODULE in child.cmdline():
+                    return child.pid
+        time.sleep(0.02)
+    raise AssertionError("no reader process started")
+
+
+def test_a_missing_file_is_an_ordinary_error_and_starts_nothing(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        extract_document(tmp_path / "gone.pdf", **LIMITS)
