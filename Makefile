@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install services stop-services constraints bench
+.PHONY: run test lint format install services stop-services constraints bench chaos
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ run: $(VENV)/.installed-base
 ## make test: the whole suite on private Postgres + Redis that the tests start themselves.
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
+chaos: $(VENV)/.installed-dev
+	INGEST_CHAOS_ROUNDS=$${CHAOS_ROUNDS:-5} $(PY) -m pytest tests/chaos $(PYTEST_ARGS)
 
 ## make bench: upload-acknowledgement latency, the real app against a floor (BENCHMARKS.md).
 bench: $(VENV)/.installed-dev

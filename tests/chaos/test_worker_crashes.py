@@ -1,5 +1,6 @@
 """Real worker processes killed, stalled, and cut off from Redis: nothing is lost or doubled."""
 
+import os
 import time
 
 import pytest
@@ -13,6 +14,9 @@ from tests.factories import make_pdf
 from tests.services import redis_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+# `make chaos` repeats the kill and storm scenarios; the suite runs each once.
+ROUNDS = range(int(os.environ.get("INGEST_CHAOS_ROUNDS", "1")))
 
 
 def upload(client, seed: int, pages: int = 2) -> str:
@@ -29,8 +33,9 @@ def assert_each_chunk_once() -> None:
     assert positions.distinct().count() == Chunk.objects.count()
 
 
+@pytest.mark.parametrize("round_", ROUNDS)
 def test_a_worker_killed_mid_job_is_replaced_and_the_job_finishes_once(
-    alice_client, broker, start_worker, slow_openai
+    alice_client, broker, start_worker, slow_openai, round_
 ):
     slow_openai.delay = 2.0  # the provider stalls while the first worker holds the job
     doomed = start_worker(**openai_env(slow_openai))
@@ -54,8 +59,9 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_finishes_once(
     assert Chunk.objects.filter(document_id=finished.document_id).count() == finished.progress_total
 
 
+@pytest.mark.parametrize("round_", ROUNDS)
 def test_a_429_storm_backs_off_and_every_job_succeeds_with_bounded_calls(
-    alice_client, broker, start_worker, slow_openai
+    alice_client, broker, start_worker, slow_openai, round_
 ):
     slow_openai.script(["429:1"] * 6)  # the provider refuses the first six calls
     start_worker(threads=4, **openai_env(slow_openai))
