@@ -45,6 +45,7 @@ chaos: $(VENV)/.installed-dev
 ## make bench: upload-acknowledgement latency, the real app against a floor (BENCHMARKS.md).
 bench: $(VENV)/.installed-dev
 	$(PY) -m bench $(BENCH_ARGS)
+	$(PY) -m bench.pipeline
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

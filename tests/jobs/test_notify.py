@@ -1,0 +1,75 @@
+"""State changes reach the owner's channel-layer group after commit, and only then."""
+
+import asyncio
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from jobs import notify
+from jobs.models import JobStatus
+from tests.factories import make_document
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def listen(group: str) -> tuple[object, str]:
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(group, channel)
+    return layer, channel
+
+
+def receive(layer, channel: str, timeout: float = 5) -> dict:
+    async def next_message() -> dict:
+        return await asyncio.wait_for(layer.receive(channel), timeout=timeout)
+
+    return async_to_sync(next_message)()
+
+
+def test_a_state_change_is_pushed_to_the_owners_group_after_commit(alice, broker):
+    job = make_document(alice).current_job
+    layer, channel = listen(notify.user_group(alice.pk))
+
+    with transaction.atomic():
+        notify.job_changed(job, status=JobStatus.SUCCEEDED, done=3, total=3)
+
+    message = receive(layer, channel)
+    assert message == {
+        "type": "job.changed", "job_id": str(job.id), "document_id": str(job.document_id),
+        "status": "succeeded", "done": 3, "total": 3,
+    }  # fmt: skip
+
+
+def test_a_change_that_is_rolled_back_is_never_pushed(alice, broker):
+    job = make_document(alice).current_job
+    layer, channel = listen(notify.user_group(alice.pk))
+
+    def change_then_fail() -> None:
+        with transaction.atomic():
+            notify.job_changed(job, status=JobStatus.SUCCEEDED)
+            raise RuntimeError("the state change failed")
+
+    with pytest.raises(RuntimeError):
+        change_then_fail()
+
+    with pytest.raises(asyncio.TimeoutError):
+        receive(layer, channel, timeout=1)
+
+
+def test_a_push_that_fails_never_fails_the_caller(alice, broker, settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]},
+        }
+    }
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    job = make_document(alice).current_job
+    try:
+        notify.job_changed(job, status=JobStatus.FAILED)  # no exception: pages poll instead
+    finally:
+        channel_layers.backends.clear()
