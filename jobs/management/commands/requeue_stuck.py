@@ -30,6 +30,7 @@ class Command(BaseCommand):
     def handle(
         self, *args: object, older_than: float | None, dry_run: bool, loop: float, **options: object
     ) -> None:
+        self.looping = bool(loop)
         while True:
             self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
             if not loop:
@@ -52,4 +53,6 @@ class Command(BaseCommand):
         )
         if report.failed_to_send:
             summary += f", {len(report.failed_to_send)} could not be sent"
-        self.stdout.write(summary)
+        idle = not (report.resent or report.reclaimed or report.crashed or report.failed_to_send)
+        if not (idle and self.looping):  # a looping sweeper says nothing when nothing happened
+            self.stdout.write(summary)
