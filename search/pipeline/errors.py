@@ -6,16 +6,22 @@ exception counts as transient too. `code` is stable for clients; `detail` is for
 """
 
 
-class PermanentError(Exception):
-    """Processing cannot succeed however often it is tried."""
+class PipelineError(Exception):
+    """A failure a person can read (`detail`) with a code clients can rely on (`code`)."""
 
-    code = "permanent"
+    code = "error"
 
     def __init__(self, detail: str, *, code: str | None = None) -> None:
         super().__init__(detail)
         self.detail = detail
         if code:
             self.code = code
+
+
+class PermanentError(PipelineError):
+    """Processing cannot succeed however often it is tried."""
+
+    code = "permanent"
 
 
 class NotAPdf(PermanentError):
@@ -38,7 +44,7 @@ class TooManyPages(PermanentError):
     code = "too_many_pages"
 
 
-class TransientError(Exception):
+class TransientError(PipelineError):
     """Might succeed later: rate limits, 5xx answers, timeouts, lost connections.
 
     `retry_after` (seconds) is the earliest sensible retry, e.g. from a provider's
@@ -50,11 +56,8 @@ class TransientError(Exception):
     def __init__(
         self, detail: str, *, code: str | None = None, retry_after: float | None = None
     ) -> None:
-        super().__init__(detail)
-        self.detail = detail
+        super().__init__(detail, code=code)
         self.retry_after = retry_after
-        if code:
-            self.code = code
 
 
 class RateLimited(TransientError):
