@@ -1,4 +1,5 @@
 import contextlib
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -8,6 +9,7 @@ import dramatiq
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from rest_framework.test import APIClient
 
 from jobs.models import TERMINAL_STATUSES, Job
@@ -111,3 +113,26 @@ def eventually(probe: Callable[[], T], timeout: float = 60) -> T:
 def isolated_media(settings, tmp_path):
     """Each test stores uploads in its own directory."""
     settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
+def at_once(task: Callable[[], T], count: int = 2) -> list[T]:
+    """Run `task` in `count` threads released together; their results, in any order.
+
+    Each thread has its own database connection, closed when it is done.
+    """
+    barrier = threading.Barrier(count)
+    results: list[T] = []
+
+    def run() -> None:
+        try:
+            barrier.wait()
+            results.append(task())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results

@@ -1,15 +1,13 @@
 """Repeated requests: Idempotency-Key replays the first answer; identical bytes dedupe."""
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from documents.models import Document, IdempotencyKey
 from jobs.models import Job, JobStatus
-from tests.conftest import client_for, pdf_upload
+from tests.conftest import at_once, client_for, pdf_upload
 from tests.factories import make_pdf
 
 PDF = make_pdf(seed=7)
@@ -67,22 +65,7 @@ def test_a_key_older_than_a_day_is_forgotten(alice_client, broker):
 
 @pytest.mark.django_db(transaction=True)
 def test_two_racing_requests_with_one_key_create_one_document(alice, broker):
-    barrier = threading.Barrier(2)
-    answers = []
-
-    def send() -> None:
-        client = client_for(alice)
-        try:
-            barrier.wait()
-            answers.append(upload(client, key="race"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=send) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = at_once(lambda: upload(client_for(alice), key="race"))
 
     assert [a.status_code for a in answers] == [202, 202]
     assert answers[0].json() == answers[1].json()

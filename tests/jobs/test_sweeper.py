@@ -10,7 +10,7 @@ from django.utils import timezone
 from jobs import services
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
 from jobs.sweeper import requeue_stuck
-from tests.conftest import pdf_upload, running_worker, wait_until_terminal
+from tests.conftest import at_once, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,26 +90,11 @@ def test_a_dead_workers_job_out_of_attempts_ends_crashed(alice, broker, settings
 
 
 def test_two_sweepers_at_once_send_each_job_once(alice, broker):
-    import threading
-
-    from django.db import connection
 
     for i in range(20):
         make_document(alice, sha256=f"{i:064d}")
     age(queued_at=True, enqueued_at=True)
-    reports = []
-
-    def sweep() -> None:
-        try:
-            reports.append(requeue_stuck(older_than=60))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=sweep) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    reports = at_once(lambda: requeue_stuck(older_than=60))
 
     sent = [job_id for report in reports for job_id in report.resent]
     assert len(sent) == len(set(sent)) == 20
