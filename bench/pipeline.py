@@ -61,8 +61,12 @@ def measure(files: list[Path]) -> dict[str, float]:
     for job in jobs:
         processing.run(services.claim_job(job_id=job.id, worker="bench"))
     pipeline_seconds = time.perf_counter() - started
-    return {"files": len(files), "pages": pages, "extract_seconds": extract_seconds,
-            "pipeline_seconds": pipeline_seconds}  # fmt: skip
+    return {
+        "files": len(files),
+        "pages": pages,
+        "extract_seconds": extract_seconds,
+        "pipeline_seconds": pipeline_seconds,
+    }
 
 
 def main() -> None:

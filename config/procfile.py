@@ -58,8 +58,10 @@ def start(proc: Proc) -> None:
     # Its own session, so a signal reaches the shell and everything it started.
     proc.popen = subprocess.Popen(
         ["/bin/sh", "-c", f"exec {proc.command}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     proc.started = time.monotonic()
     proc.restart_at = None
     proc.output = threading.Thread(target=_pipe, args=(proc,), daemon=True)

@@ -188,8 +188,11 @@ class DocumentViewSet(viewsets.GenericViewSet):
             )
         [upload] = files
         if isinstance(upload, RejectedFile):
-            body = {"code": upload.rejection.code, "detail": upload.rejection.detail,
-                    "results": [_rejected_result(upload)]}  # fmt: skip
+            body = {
+                "code": upload.rejection.code,
+                "detail": upload.rejection.detail,
+                "results": [_rejected_result(upload)],
+            }
             return Response(body, status=upload.rejection.http_status)
         accepted = services.add_version(document_id=pk, owner=request.user, upload=upload)
         result = _accepted_result(request, accepted)

@@ -69,9 +69,14 @@ def create_upload(
             transaction.on_commit(lambda: default_storage.delete(key))
             return _duplicate(existing, reprocess=reprocess)
         document = Document(
-            id=document_id, owner=owner, filename=display_name(upload.name), size=upload.size,
-            sha256=sha256, storage_key=key, version=1,
-        )  # fmt: skip
+            id=document_id,
+            owner=owner,
+            filename=display_name(upload.name),
+            size=upload.size,
+            sha256=sha256,
+            storage_key=key,
+            version=1,
+        )
         job = insert_document_with_job(document=document)
     return Accepted(document=document, job=job)
 

@@ -135,9 +135,16 @@ class JobAttemptInline(admin.TabularInline):
     verbose_name = "attempt"
     verbose_name_plural = "attempt history"
     fields = [
-        "number", "worker", "started_at", "finished_at", "duration", "outcome",
-        "error_code", "error_message", "traceback_block",
-    ]  # fmt: skip
+        "number",
+        "worker",
+        "started_at",
+        "finished_at",
+        "duration",
+        "outcome",
+        "error_code",
+        "error_message",
+        "traceback_block",
+    ]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -175,15 +182,25 @@ class JobAttemptInline(admin.TabularInline):
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
     list_display = [
-        "short_id", "document_link", "owner", "status_label", "lane", "attempts",
-        "error_code", "age", "finished_at",
-    ]  # fmt: skip
+        "short_id",
+        "document_link",
+        "owner",
+        "status_label",
+        "lane",
+        "attempts",
+        "error_code",
+        "age",
+        "finished_at",
+    ]
     list_display_links = ["short_id"]
     list_select_related = ["document", "owner"]
     list_filter = [
-        "status", ErrorCodeFilter, "lane", ReplacedFilter,
+        "status",
+        ErrorCodeFilter,
+        "lane",
+        ReplacedFilter,
         ("created_at", admin.DateFieldListFilter),
-    ]  # fmt: skip
+    ]
     search_fields = ["document__filename", "owner__username", "owner__email"]
     search_help_text = (
         "A job id (whole, or its first 8 characters), a file name, or an owner's username or email."
@@ -193,20 +210,46 @@ class JobAdmin(admin.ModelAdmin):
     actions = ["retry_selected", "cancel_selected"]
     inlines = [JobAttemptInline]
     fieldsets = [
-        (None, {"fields": [
-            "id", "document_link", "owner", "version", "lane", "status_label", "attempts",
-            "progress",
-        ]}),
+        (
+            None,
+            {
+                "fields": [
+                    "id",
+                    "document_link",
+                    "owner",
+                    "version",
+                    "lane",
+                    "status_label",
+                    "attempts",
+                    "progress",
+                ]
+            },
+        ),
         ("Error", {"fields": ["error_code", "error_detail_block"]}),
-        ("Worker and times", {"fields": [
-            "worker", "storage_key", "created_at", "queued_at", "enqueued_at",
-            "next_attempt_at", "started_at", "heartbeat_at", "finished_at",
-        ]}),
-    ]  # fmt: skip
+        (
+            "Worker and times",
+            {
+                "fields": [
+                    "worker",
+                    "storage_key",
+                    "created_at",
+                    "queued_at",
+                    "enqueued_at",
+                    "next_attempt_at",
+                    "started_at",
+                    "heartbeat_at",
+                    "finished_at",
+                ]
+            },
+        ),
+    ]
     readonly_fields = [
         *(field.name for field in Job._meta.fields),
-        "document_link", "status_label", "progress", "error_detail_block",
-    ]  # fmt: skip
+        "document_link",
+        "status_label",
+        "progress",
+        "error_detail_block",
+    ]
 
     # ----------------------------------------------------------------- permissions
 
@@ -275,9 +318,12 @@ class JobAdmin(admin.ModelAdmin):
         requeued = services.retry_jobs(job_ids=selected)
         self._log(request, requeued, "Retried: a fresh attempt, sent to the queue.")
         self._report(
-            request, verb="Retried", done=len(requeued), selected=len(selected),
+            request,
+            verb="Retried",
+            done=len(requeued),
+            selected=len(selected),
             eligible="failed or stale",
-        )  # fmt: skip
+        )
 
     @admin.action(description="Cancel selected jobs", permissions=["cancel"])
     def cancel_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
@@ -291,9 +337,12 @@ class JobAdmin(admin.ModelAdmin):
             )
             self._log(request, list(ended.values_list("id", flat=True)), "Cancelled.")
         self._report(
-            request, verb="Cancelled", done=cancelled, selected=len(selected),
+            request,
+            verb="Cancelled",
+            done=cancelled,
+            selected=len(selected),
             eligible="queued or failed",
-        )  # fmt: skip
+        )
 
     def _report(
         self, request: HttpRequest, *, verb: str, done: int, selected: int, eligible: str
@@ -322,13 +371,23 @@ class DeadLetterAdmin(JobAdmin):
     """Failed jobs: the dead letters, to retry in bulk once their cause is fixed."""
 
     list_display = [
-        "short_id", "document_link", "owner", "lane", "attempts", "error_code",
-        "error_summary", "age", "finished_at",
-    ]  # fmt: skip
+        "short_id",
+        "document_link",
+        "owner",
+        "lane",
+        "attempts",
+        "error_code",
+        "error_summary",
+        "age",
+        "finished_at",
+    ]
     list_filter = [
-        ErrorCodeFilter, "lane", ReplacedFilter,
-        ("finished_at", admin.DateFieldListFilter), ("created_at", admin.DateFieldListFilter),
-    ]  # fmt: skip
+        ErrorCodeFilter,
+        "lane",
+        ReplacedFilter,
+        ("finished_at", admin.DateFieldListFilter),
+        ("created_at", admin.DateFieldListFilter),
+    ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).filter(status=JobStatus.FAILED)

@@ -48,9 +48,13 @@ def job_changed(
     else:
         _last_push.pop(key, None)
     payload = JobChanged(
-        type="job.changed", job_id=key, document_id=str(job.document_id), status=status,
-        done=done, total=total,
-    )  # fmt: skip
+        type="job.changed",
+        job_id=key,
+        document_id=str(job.document_id),
+        status=status,
+        done=done,
+        total=total,
+    )
     group = user_group(job.owner_id)
     transaction.on_commit(lambda: _push(group, payload))
 

@@ -50,10 +50,14 @@ def insert_document_with_job(*, document: Document) -> Job:
     Call inside a transaction.
     """
     job = Job(
-        id=uuid.uuid4(), document_id=document.id, owner_id=document.owner_id,
-        version=document.version, storage_key=document.storage_key,
-        lane=lane_for(document.size), enqueued_at=timezone.now(),
-    )  # fmt: skip
+        id=uuid.uuid4(),
+        document_id=document.id,
+        owner_id=document.owner_id,
+        version=document.version,
+        storage_key=document.storage_key,
+        lane=lane_for(document.size),
+        enqueued_at=timezone.now(),
+    )
     document.current_job_id = job.id
     document.save(force_insert=True)
     job.save(force_insert=True)
@@ -119,9 +123,11 @@ def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:
         gave_up = Job.objects.filter(
             stale_filter(), id=job_id, attempts__gte=settings.INGEST_MAX_ATTEMPTS
         ).update(
-            status=JobStatus.FAILED, error_code="crashed", error_detail=detail,
+            status=JobStatus.FAILED,
+            error_code="crashed",
+            error_detail=detail,
             finished_at=timezone.now(),
-        )  # fmt: skip
+        )
         if gave_up:
             job = Job.objects.get(id=job_id)
             _close_open_attempts(job)
@@ -134,9 +140,11 @@ def _close_open_attempts(job: Job) -> None:
     """Attempt records still marked running died with their worker. Call only where the
     job is not held by a live attempt (claiming it, or taking it back)."""
     JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING).update(
-        outcome=AttemptOutcome.LOST, error_code="lease_expired", error_message=_LOST,
+        outcome=AttemptOutcome.LOST,
+        error_code="lease_expired",
+        error_message=_LOST,
         finished_at=timezone.now(),
-    )  # fmt: skip
+    )
 
 
 def requeue_stale(*, job: Job) -> bool:
@@ -147,9 +155,14 @@ def requeue_stale(*, job: Job) -> bool:
         _give_up_on_crash_loop(job.id)
         return False
     requeued = Job.objects.filter(stale_filter(), id=job.id, attempts=job.attempts).update(
-        status=JobStatus.QUEUED, queued_at=timezone.now(), worker="", enqueued_at=None,
-        next_attempt_at=None, error_code="lease_expired", error_detail=_LOST,
-    )  # fmt: skip
+        status=JobStatus.QUEUED,
+        queued_at=timezone.now(),
+        worker="",
+        enqueued_at=None,
+        next_attempt_at=None,
+        error_code="lease_expired",
+        error_detail=_LOST,
+    )
     if requeued:
         _close_open_attempts(job)
         send_job_on_commit(job)
@@ -187,9 +200,12 @@ def _finish_attempt(
 ) -> None:
     # At most one record is running: a claim closes the older ones first.
     JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING).update(
-        outcome=outcome, error_code=code, error_message=message[:5000], traceback=tb[:20000],
+        outcome=outcome,
+        error_code=code,
+        error_message=message[:5000],
+        traceback=tb[:20000],
         finished_at=timezone.now(),
-    )  # fmt: skip
+    )
 
 
 def complete_job(*, job: Job, total: int) -> str:
@@ -205,17 +221,24 @@ def complete_job(*, job: Job, total: int) -> str:
     now = timezone.now()
     if document.ready_version is not None and document.ready_version > job.version:
         updated = _held(job).update(
-            status=JobStatus.CANCELLED, error_code="superseded", finished_at=now,
+            status=JobStatus.CANCELLED,
+            error_code="superseded",
+            finished_at=now,
             error_detail=f"Version {document.ready_version} was ready first; this result "
-                         f"for version {job.version} was discarded.",
-        )  # fmt: skip
+            f"for version {job.version} was discarded.",
+        )
         if updated:
             _finish_attempt(job, AttemptOutcome.SUPERSEDED, "superseded")
         return "superseded" if updated else "lost"
     updated = _held(job).update(
-        status=JobStatus.SUCCEEDED, progress_done=total, progress_total=total,
-        heartbeat_at=now, finished_at=now, error_code="", error_detail="",
-    )  # fmt: skip
+        status=JobStatus.SUCCEEDED,
+        progress_done=total,
+        progress_total=total,
+        heartbeat_at=now,
+        finished_at=now,
+        error_code="",
+        error_detail="",
+    )
     if not updated:
         return "lost"
     Document.objects.filter(id=document.id).update(ready_version=job.version)
@@ -227,9 +250,12 @@ def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> bool:
     """End the job as failed with a stable code and a person-readable detail."""
     with transaction.atomic():
         updated = _held(job).update(
-            status=JobStatus.FAILED, error_code=code, error_detail=detail[:5000],
-            heartbeat_at=timezone.now(), finished_at=timezone.now(),
-        )  # fmt: skip
+            status=JobStatus.FAILED,
+            error_code=code,
+            error_detail=detail[:5000],
+            heartbeat_at=timezone.now(),
+            finished_at=timezone.now(),
+        )
         if updated:
             _finish_attempt(job, AttemptOutcome.FAILED, code, detail, tb)
     return updated == 1
@@ -258,9 +284,14 @@ def retry_or_fail(
     now = timezone.now()
     with transaction.atomic():
         updated = _held(job).update(
-            status=JobStatus.QUEUED, queued_at=now, next_attempt_at=now + timedelta(seconds=delay),
-            error_code=code, error_detail=detail[:5000], worker="", enqueued_at=None,
-        )  # fmt: skip
+            status=JobStatus.QUEUED,
+            queued_at=now,
+            next_attempt_at=now + timedelta(seconds=delay),
+            error_code=code,
+            error_detail=detail[:5000],
+            worker="",
+            enqueued_at=None,
+        )
         if not updated:
             return "lost"
         _finish_attempt(job, AttemptOutcome.RETRY, code, detail, tb)
@@ -272,9 +303,11 @@ def expire_job(*, job_id: uuid.UUID) -> bool:
     """A message too old to act on: its job, if still queued, ends failed as `expired`."""
     limit = settings.INGEST_MAX_MESSAGE_AGE_SECONDS
     updated = Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
-        status=JobStatus.FAILED, error_code="expired", finished_at=timezone.now(),
+        status=JobStatus.FAILED,
+        error_code="expired",
+        finished_at=timezone.now(),
         error_detail=f"The job waited more than {limit} s in the queue and was not started.",
-    )  # fmt: skip
+    )
     return updated == 1
 
 
@@ -295,10 +328,18 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
         for job in jobs:
             _close_open_attempts(job)
         Job.objects.filter(id__in=[job.id for job in jobs]).update(
-            status=JobStatus.QUEUED, attempts=0, error_code="", error_detail="", worker="",
-            queued_at=now, next_attempt_at=None, enqueued_at=None, finished_at=None,
-            progress_done=0, progress_total=0,
-        )  # fmt: skip
+            status=JobStatus.QUEUED,
+            attempts=0,
+            error_code="",
+            error_detail="",
+            worker="",
+            queued_at=now,
+            next_attempt_at=None,
+            enqueued_at=None,
+            finished_at=None,
+            progress_done=0,
+            progress_total=0,
+        )
         for job in jobs:
             send_job_on_commit(job)
             requeued.append(job.id)

@@ -36,17 +36,28 @@ class WorkerProcess:
     ) -> None:
         self.env, self.log_path = env, log
         self.command = [
-            sys.executable, "manage.py", "rundramatiq", "--processes", str(processes),
-            "--threads", str(threads), "--worker-shutdown-timeout", "5000",
-        ]  # fmt: skip
+            sys.executable,
+            "manage.py",
+            "rundramatiq",
+            "--processes",
+            str(processes),
+            "--threads",
+            str(threads),
+            "--worker-shutdown-timeout",
+            "5000",
+        ]
         self.popen: subprocess.Popen | None = None
 
     def start(self) -> "WorkerProcess":
         self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.popen = subprocess.Popen(
-            self.command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+            self.command,
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
-        )  # fmt: skip
+        )
         self.wait_ready()
         return self
 

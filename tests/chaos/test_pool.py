@@ -47,12 +47,21 @@ def test_a_sigkilled_worker_pool_comes_back_and_web_never_goes_down(
     alice_client, broker, worker_env, tmp_path
 ):
     port = free_port()
-    env = {**worker_env, "PORT": str(port), "WORKER_PROCESSES": "1", "WORKER_THREADS": "2",
-           "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}  # fmt: skip
-    runner = subprocess.Popen(
-        [sys.executable, "-m", "config.procfile", "web", "worker"], cwd=ROOT, env=env,
-        stdout=open(tmp_path / "procfile.log", "wb"), stderr=subprocess.STDOUT,  # noqa: SIM115
-    )  # fmt: skip
+    env = {
+        **worker_env,
+        "PORT": str(port),
+        "WORKER_PROCESSES": "1",
+        "WORKER_THREADS": "2",
+        "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}",
+    }
+    with open(tmp_path / "procfile.log", "wb") as log:  # the child keeps its own copy
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "config.procfile", "web", "worker"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         eventually(lambda: healthy(port), timeout=60)
         [first] = eventually(lambda: dramatiq_workers(runner), timeout=60)

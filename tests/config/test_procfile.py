@@ -38,8 +38,10 @@ def test_a_killed_process_is_restarted_and_the_others_keep_running(tmp_path):
     procfile.write_text("release: echo never started\nweb: sleep 301\nworker: sleep 302\n")
     runner = subprocess.Popen(
         [sys.executable, "-m", "config.procfile", "-f", str(procfile)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         [web] = wait_for(lambda: children_named(runner, "sleep 301"))
         [worker] = wait_for(lambda: children_named(runner, "sleep 302"))

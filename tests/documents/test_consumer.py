@@ -64,9 +64,13 @@ def test_a_signed_in_socket_receives_its_own_jobs_changes(alice, broker):
         return message
 
     assert async_to_sync(scenario)() == {
-        "event": "job.changed", "job_id": str(job.id), "document_id": str(job.document_id),
-        "status": "processing", "done": 1, "total": 4,
-    }  # fmt: skip
+        "event": "job.changed",
+        "job_id": str(job.id),
+        "document_id": str(job.document_id),
+        "status": "processing",
+        "done": 1,
+        "total": 4,
+    }
 
 
 def test_another_users_socket_does_not_receive_the_push(alice, bob, broker):

@@ -261,11 +261,16 @@ def test_the_detail_page_shows_each_attempt_with_its_message_and_escaped_traceba
     started = timezone.now() - timedelta(minutes=5)
     for number, outcome in [(1, AttemptOutcome.RETRY), (2, AttemptOutcome.FAILED)]:
         JobAttempt.objects.create(
-            job=job, number=number, worker=f"host:1:thread-{number}", outcome=outcome,
-            started_at=started, finished_at=started + timedelta(seconds=2.5),
-            error_code="corrupt", error_message=f"attempt {number} <b>went wrong</b>",
+            job=job,
+            number=number,
+            worker=f"host:1:thread-{number}",
+            outcome=outcome,
+            started_at=started,
+            finished_at=started + timedelta(seconds=2.5),
+            error_code="corrupt",
+            error_message=f"attempt {number} <b>went wrong</b>",
             traceback=f'Traceback (most recent call last):\n  File "<script>alert({number})',
-        )  # fmt: skip
+        )
 
     for page in (JOBS, DEAD_LETTERS):
         response = operator_client.get(f"{page}{job.id}/change/")
@@ -342,8 +347,11 @@ def test_retry_selected_requeues_only_failed_jobs_and_sends_their_ids_after_comm
     for job in failed:
         job.refresh_from_db()
         assert (job.status, job.attempts, job.error_code, job.error_detail) == (
-            JobStatus.QUEUED, 0, "", ""
-        )  # fmt: skip
+            JobStatus.QUEUED,
+            0,
+            "",
+            "",
+        )
         assert job.enqueued_at is not None, "sent once the action's transaction committed"
     assert statuses([succeeded]) == {succeeded.id: JobStatus.SUCCEEDED}
     assert sorted(queued_messages(broker)) == sorted(str(job.id) for job in failed)

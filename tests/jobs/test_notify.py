@@ -37,9 +37,13 @@ def test_a_state_change_is_pushed_to_the_owners_group_after_commit(alice, broker
 
     message = receive(layer, channel)
     assert message == {
-        "type": "job.changed", "job_id": str(job.id), "document_id": str(job.document_id),
-        "status": "succeeded", "done": 3, "total": 3,
-    }  # fmt: skip
+        "type": "job.changed",
+        "job_id": str(job.id),
+        "document_id": str(job.document_id),
+        "status": "succeeded",
+        "done": 3,
+        "total": 3,
+    }
 
 
 def test_a_change_that_is_rolled_back_is_never_pushed(alice, broker):
