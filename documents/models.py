@@ -33,9 +33,13 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            # Dedupe: identical bytes are one document per owner. Uploads insert with
+            # ON CONFLICT on exactly these columns (jobs.services.insert_document_with_job).
+            models.UniqueConstraint(fields=["owner", "sha256"], name="one_document_per_content")
+        ]
         indexes = [
             models.Index(fields=["owner", "-created_at"]),
-            models.Index(fields=["owner", "sha256"]),
             models.Index(fields=["storage_key"]),  # cleanup_orphans looks files up by key
         ]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import connection, transaction
+from django.db import IntegrityError, transaction
 
 from documents.models import Document
 from documents.uploads import display_name
@@ -50,50 +50,35 @@ def create_upload(
     *, owner: AbstractBaseUser, upload: UploadedFile, reprocess: bool = False
 ) -> Accepted:
     """Accept one validated file: store the bytes, then record Document + Job(queued) in
-    one transaction; the job's id is sent after commit.
+    one statement; the job's id is sent after commit.
 
     Bytes identical to a document the owner already has give that document back
     (`duplicate`), with no new job unless `reprocess` asks for one. A failure after the
     bytes are stored leaves at most an orphan file (see cleanup_orphans), never a row
-    without its file. This is the upload hot path: a handful of lean statements.
+    without its file. This is the upload hot path: one statement in the common case.
     """
     sha256 = sha256_of(upload)
     document_id = uuid.uuid4()
     key = default_storage.save(
         storage_key(owner_id=owner.pk, document_id=document_id, version=1), upload
     )
-    with transaction.atomic():
-        if (existing := _lock_and_find(owner.pk, sha256)) is not None:
-            # Duplicates are rare: looking only here, after storing, saves every other
-            # upload a round trip; a duplicate's bytes are removed again after commit.
-            transaction.on_commit(lambda: default_storage.delete(key))
-            return _duplicate(existing, reprocess=reprocess)
-        document = Document(
-            id=document_id,
-            owner=owner,
-            filename=display_name(upload.name),
-            size=upload.size,
-            sha256=sha256,
-            storage_key=key,
-            version=1,
-        )
-        job = insert_document_with_job(document=document)
-    return Accepted(document=document, job=job)
-
-
-_FIND = "SELECT id FROM documents_document WHERE owner_id = %s AND sha256 = %s LIMIT 1"
-
-
-def _lock_and_find(owner_id: int, sha256: str) -> Document | None:
-    """Serialise uploads of the same bytes by the same owner until commit, and look
-    again: one round trip."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT pg_advisory_xact_lock(hashtextextended(%s, 0)), ({_FIND})",
-            [f"{owner_id}:{sha256}", owner_id, sha256],
-        )
-        found = cursor.fetchone()[1]
-    return None if found is None else Document.objects.select_related("current_job").get(id=found)
+    document = Document(
+        id=document_id,
+        owner=owner,
+        filename=display_name(upload.name),
+        size=upload.size,
+        sha256=sha256,
+        storage_key=key,
+        version=1,
+    )
+    job = insert_document_with_job(document=document)
+    if job is not None:
+        return Accepted(document=document, job=job)
+    # Duplicates are rare: finding out from the insert, after storing, saves every other
+    # upload a round trip. The duplicate's bytes go again once nothing can roll back.
+    transaction.on_commit(lambda: default_storage.delete(key))
+    existing = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
+    return _duplicate(existing, reprocess=reprocess)
 
 
 def _duplicate(document: Document, *, reprocess: bool) -> Accepted:
@@ -113,9 +98,14 @@ def add_version(
     The document now describes the new file; search keeps serving the ready version
     until the new one is processed. Raises Document.DoesNotExist for another owner's
     document. Versions are numbered under a row lock, so two uploads make n + 1 and n + 2.
+    Bytes identical to another of the owner's documents give that one back (`duplicate`),
+    as a new upload would: one owner never has two documents with the same content.
     """
+    sha256 = sha256_of(upload)
     with transaction.atomic():
         document = Document.objects.select_for_update(of=("self",)).get(id=document_id, owner=owner)
+        if (twin := _twin(document, sha256)) is not None:
+            return _duplicate(twin, reprocess=False)
         version = document.version + 1
         key = default_storage.save(
             storage_key(owner_id=owner.pk, document_id=document.id, version=version), upload
@@ -124,11 +114,27 @@ def add_version(
         document.storage_key = key
         document.filename = display_name(upload.name)
         document.size = upload.size
-        document.sha256 = sha256_of(upload)
+        document.sha256 = sha256
         document.page_count = None
-        document.save()
+        try:
+            with transaction.atomic():  # a savepoint: a racing upload of these bytes wins
+                document.save()
+        except IntegrityError:
+            transaction.on_commit(lambda: default_storage.delete(key))
+            twin = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
+            return _duplicate(twin, reprocess=False)
         job = queue_new_job(document=document)
     return Accepted(document=document, job=job)
+
+
+def _twin(document: Document, sha256: str) -> Document | None:
+    """Another of the owner's documents whose current bytes are these."""
+    return (
+        Document.objects.select_related("current_job")
+        .filter(owner_id=document.owner_id, sha256=sha256)
+        .exclude(id=document.id)
+        .first()
+    )
 
 
 def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:

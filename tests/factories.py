@@ -1,6 +1,7 @@
 """Things tests make: PDFs written with fpdf2, users, uploads through the real API."""
 
 import io
+import uuid
 from pathlib import Path
 
 from fpdf import FPDF
@@ -55,7 +56,7 @@ def make_document(owner, **fields):
     from documents.models import Document
     from jobs.models import Job
 
-    values = {"filename": "a.pdf", "size": 10, "sha256": "0" * 64, "storage_key": "k"}
+    values = {"filename": "a.pdf", "size": 10, "sha256": uuid.uuid4().hex * 2, "storage_key": "k"}
     values.update(fields)
     document = Document.objects.create(owner=owner, **values)
     job = Job.objects.create(

@@ -28,14 +28,14 @@ def upload(client):
 
 
 def queued_jobs(owner, count: int) -> None:
-    for i in range(count):
-        make_document(owner, sha256=f"{i:064d}")
+    for _ in range(count):
+        make_document(owner)
 
 
 def finished_jobs(owner, count: int, seconds_ago: int = 60) -> None:
     when = timezone.now() - timedelta(seconds=seconds_ago)
-    for i in range(count):
-        job = make_document(owner, sha256=f"f{i:063d}").current_job
+    for _ in range(count):
+        job = make_document(owner).current_job
         Job.objects.filter(id=job.id).update(status=JobStatus.SUCCEEDED, finished_at=when)
 
 

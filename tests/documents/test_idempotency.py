@@ -87,6 +87,19 @@ def test_identical_bytes_return_the_existing_document_without_a_job(alice_client
     assert Job.objects.count() == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_racing_uploads_of_identical_bytes_make_one_document(alice, broker):
+    content = make_pdf(seed=11)
+    answers = at_once(lambda: upload(client_for(alice), content=content), count=4)
+
+    results = [a.json()["results"][0] for a in answers]
+    assert [a.status_code for a in answers] == [202] * 4
+    assert len({r["document_id"] for r in results}) == 1
+    assert sorted("duplicate" in r for r in results) == [False, True, True, True]
+    assert Document.objects.count() == 1
+    assert Job.objects.count() == 1
+
+
 @pytest.mark.django_db
 def test_reprocess_makes_a_new_job_for_a_finished_duplicate(alice_client, broker):
     first = upload(alice_client).json()["results"][0]

@@ -91,8 +91,8 @@ def test_a_dead_workers_job_out_of_attempts_ends_crashed(alice, broker, settings
 
 def test_two_sweepers_at_once_send_each_job_once(alice, broker):
 
-    for i in range(20):
-        make_document(alice, sha256=f"{i:064d}")
+    for _ in range(20):
+        make_document(alice)
     age(queued_at=True, enqueued_at=True)
     reports = at_once(lambda: requeue_stuck(older_than=60))
 

@@ -87,6 +87,19 @@ def test_another_users_document_cannot_get_a_version(bob_client, alice_client, b
     assert Job.objects.count() == 1
 
 
+def test_a_version_identical_to_another_document_returns_that_one(alice_client, broker):
+    first = upload(alice_client, make_pdf(seed=1))
+    second = upload(alice_client, make_pdf(seed=2))
+
+    response = new_version(alice_client, second["document_id"], make_pdf(seed=1))
+
+    assert response.status_code == 202
+    assert response.json()["duplicate"] is True
+    assert response.json()["document_id"] == first["document_id"]
+    assert Document.objects.get(id=second["document_id"]).version == 1
+    assert Job.objects.count() == 2
+
+
 def test_a_version_must_be_a_pdf(alice_client, broker):
     first = upload(alice_client, make_pdf())
 
