@@ -1,12 +1,14 @@
 """Upload-acknowledgement benchmark: the real upload API against a minimal floor app.
 
 `python -m bench` (or `make bench`) starts a private Postgres and Redis in a temporary
-directory, serves the real app (`config.wsgi`) and the floor (`bench.floor`) with the same
-gunicorn settings, sends the same multipart uploads to both, and reports latency
-percentiles, throughput and the ratios real/floor against the targets. BENCHMARKS.md
-explains the figures.
+directory, serves the real app (`config.wsgi`), the floor (`bench.floor`) and the Django
+floor (`bench.django_floor`) with the same gunicorn settings, sends the same multipart
+uploads to each, and reports latency percentiles, throughput and the ratios real/floor
+against the targets, split into django/floor and real/django. BENCHMARKS.md explains the
+figures.
 
 - `bench.floor`: the floor, a raw WSGI app (store the file, insert one row, push the id).
+- `bench.django_floor`: the same work as a bare Django view on the project's settings.
 - `bench.load`: payloads and the load generator (raw HTTP/1.1 over sockets, one thread per
   client).
 - `bench.services`: the private Postgres and Redis, the database set-up, gunicorn servers.

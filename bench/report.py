@@ -88,6 +88,25 @@ def verdicts(results: list[Result], setup: str, size: str) -> list[Result]:
     return rows
 
 
+def references(results: list[Result], setup: str, size: str) -> list[Result]:
+    """The targets' three metrics for the Django floor against the floor: not judged, they
+    show how much of real/floor is Django's own per-request cost."""
+    rows: list[Result] = []
+    metrics = (
+        ("single", "p50", "1 client: p50 django/floor"),
+        ("clients", "throughput", "{n} clients: throughput django/floor"),
+        ("burst", "p99", "burst of {n}: p99 django/floor"),
+    )
+    for scenario, metric, title in metrics:
+        floor = _find(results, setup=setup, size=size, scenario=scenario, app="floor")
+        django = _find(results, setup=setup, size=size, scenario=scenario, app="django")
+        if floor is None or django is None:
+            continue
+        value = _ratio(django[metric], floor[metric])
+        rows.append(dict(target=title.format(n=django["clients"]), value=value))
+    return rows
+
+
 def _ms(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
@@ -102,44 +121,99 @@ def counts_text(result: Result) -> str:
     return text + (f" (+{c['503_backlog_full']} 503bf)" if c["503_backlog_full"] else "")
 
 
-def _cpu(result: Result) -> str:
+def _cpu_ms(result: Result) -> float:
     ok = result["counts"]["2xx"]
-    return f"{result['cpu_app_s'] * 1000 / ok:.1f}" if ok else "n/a"
+    return result["cpu_app_s"] * 1000 / ok if ok else math.nan
+
+
+def _cpu(result: Result) -> str:
+    value = _cpu_ms(result)
+    return "n/a" if math.isnan(value) else f"{value:.1f}"
+
+
+APPS = ("floor", "django", "real")  # the table's order; any of them may be missing
+# real/floor is what the targets judge. With the Django floor it splits into django/floor
+# (Django's own per-request cost) times real/django (the service's work on top of Django).
+PAIRS = (("real", "floor"), ("django", "floor"), ("real", "django"))
+RATIOS = (
+    ("p50", lambda r: r["p50"]),
+    ("p99", lambda r: r["p99"]),
+    ("req/s", lambda r: r["throughput"]),
+    ("app CPU/upload", _cpu_ms),
+)
+
+
+def _joined(parts: list[str]) -> str:
+    """`a (b, c)` for the three ratios (a = b * c), else `a, b`."""
+    if len(parts) == 3:
+        return f"{parts[0]} ({parts[1]}, {parts[2]})"
+    return ", ".join(parts)
+
+
+def _ratios(runs: dict[str, Result | None], pairs: list[tuple[str, str]], metric: Any) -> str:
+    cells = []
+    for top, bottom in pairs:
+        a, b = runs[top], runs[bottom]
+        cells.append("n/a" if a is None or b is None else _x(_ratio(metric(a), metric(b))))
+    return _joined(cells)
+
+
+def _each(runs: dict[str, Result | None], cell: Any) -> list[str]:
+    return ["n/a" if run is None else cell(run) for run in runs.values()]
+
+
+def _latencies(result: Result) -> str:
+    return f"{_ms(result['p50'])} / {_ms(result['p95'])} / {_ms(result['p99'])}"
 
 
 def setup_tables(results: list[Result], setup: str) -> list[str]:
     """The figures and the targets of one serving setup, as markdown lines."""
     ours = [r for r in results if r["setup"] == setup]
     sizes = list(dict.fromkeys(r["size"] for r in ours))
-    lines = [
-        "| size | scenario | floor p50 / p95 / p99 ms | real p50 / p95 / p99 ms | p50 real/floor "
-        "| p99 real/floor | floor req/s | real req/s | req/s real/floor "
-        "| app CPU ms/upload floor / real | floor, real: 2xx/4xx/5xx/conn-err |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+    apps = [app for app in APPS if any(r["app"] == app for r in ours)]
+    pairs = [(top, bottom) for top, bottom in PAIRS if top in apps and bottom in apps]
+    names = _joined([f"{top}/{bottom}" for top, bottom in pairs])
+    ratio_titles = [f"{name} {names}" for name, _ in RATIOS] if pairs else ["", "", "", ""]
+    listed = " / ".join(apps)
+    header = [
+        *(f"{app} p50 / p95 / p99 ms" for app in apps),
+        ratio_titles[0],
+        ratio_titles[1],
+        f"req/s {listed}",
+        ratio_titles[2],
+        f"app CPU ms/upload {listed}",
+        ratio_titles[3],
+        f"{', '.join(apps)}: 2xx/4xx/5xx/conn-err",
     ]
+    header = [title for title in header if title]
+    lines = ["| size | scenario | " + " | ".join(header) + " |", "|---|---|" + "---|" * len(header)]
     for size in sizes:
         for scenario in SCENARIO_TITLES:
-            floor = _find(ours, size=size, scenario=scenario, app="floor")
-            real = _find(ours, size=size, scenario=scenario, app="real")
-            if floor is None or real is None:
+            runs = {app: _find(ours, size=size, scenario=scenario, app=app) for app in apps}
+            present = [run for run in runs.values() if run is not None]
+            if not present:
                 continue
-            title = SCENARIO_TITLES[scenario].format(n=real["clients"])
-            lines.append(
-                f"| {size} | {title} "
-                f"| {_ms(floor['p50'])} / {_ms(floor['p95'])} / {_ms(floor['p99'])} "
-                f"| {_ms(real['p50'])} / {_ms(real['p95'])} / {_ms(real['p99'])} "
-                f"| {_x(_ratio(real['p50'], floor['p50']))} "
-                f"| {_x(_ratio(real['p99'], floor['p99']))} "
-                f"| {floor['throughput']:.1f} | {real['throughput']:.1f} "
-                f"| {_x(_ratio(real['throughput'], floor['throughput']))} "
-                f"| {_cpu(floor)} / {_cpu(real)} | {counts_text(floor)}, {counts_text(real)} |"
-            )
+            ratios = [_ratios(runs, pairs, metric) for _, metric in RATIOS] if pairs else []
+            cells = [
+                *_each(runs, _latencies),
+                *ratios[:2],
+                " / ".join(_each(runs, lambda r: f"{r['throughput']:.1f}")),
+                *ratios[2:3],
+                " / ".join(_each(runs, _cpu)),
+                *ratios[3:],
+                ", ".join(_each(runs, counts_text)),
+            ]
+            title = SCENARIO_TITLES[scenario].format(n=present[0]["clients"])
+            lines.append(f"| {size} | {title} | " + " | ".join(cells) + " |")
     lines += ["", "| size | target | measured | limit | result |", "|---|---|---|---|---|"]
     for size in sizes:
         for row in verdicts(results, setup, size):
             value = row["value"] if isinstance(row["value"], int) else _x(row["value"], 3)
             verdict = "PASS" if row["passed"] else "**FAIL**"
             lines.append(f"| {size} | {row['target']} | {value} | {row['limit']} | {verdict} |")
+        for row in references(results, setup, size):
+            value = _x(row["value"], 3)
+            lines.append(f"| {size} | {row['target']} | {value} | not judged | reference |")
     return lines
 
 

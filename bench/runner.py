@@ -1,4 +1,4 @@
-"""`python -m bench`: the floor and the real app, the same uploads, back to back."""
+"""`python -m bench`: the floor, the Django floor and the real app, the same uploads, in turn."""
 
 from __future__ import annotations
 
@@ -34,7 +34,14 @@ SCENARIOS = ("single", "clients", "burst")
 # Per size: single-client count; per-client count cap and seconds for the clients run.
 FULL = {"100KB": (200, 200, 10.0), "5MB": (50, 40, 15.0)}
 QUICK = {"100KB": (30, 30, 3.0), "5MB": (10, 5, 3.0)}
-APPS = {"floor": "bench.floor:application", "real": "config.wsgi"}
+# Measured in this order (rotated from one scenario to the next); `--apps` picks some.
+APPS = {
+    "floor": "bench.floor:application",
+    "django": "bench.django_floor:application",
+    "real": "config.wsgi",
+}
+# Under `asgi:` setups; the floor is missing here, it keeps gthread (see Setup).
+ASGI_APPS = {"django": "bench.django_floor:asgi_application", "real": "config.asgi"}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -44,6 +51,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sizes", default=",".join(SIZES), help="comma list of 100KB,5MB")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="single,clients,burst")
     parser.add_argument("--setups", default=default_setup, help="e.g. 2x8,4x4,sync:4x1,asgi:2x1")
+    parser.add_argument("--apps", default=",".join(APPS), help="comma list of floor,django,real")
     parser.add_argument("--clients", type=int, default=50, help="clients of the clients run")
     parser.add_argument("--burst", type=int, default=None, help="uploads in the burst (500)")
     parser.add_argument("--section", default="bench", help="marked section of BENCHMARKS.md")
@@ -53,6 +61,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.scenarios = [s for s in args.scenarios.split(",") if s]
     if unknown := set(args.scenarios) - set(SCENARIOS):
         parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
+    apps = [a for a in args.apps.split(",") if a]
+    if unknown := set(apps) - set(APPS):
+        parser.error(f"unknown apps: {', '.join(sorted(unknown))}")
+    if not apps:
+        parser.error("--apps names no app")
+    args.apps = [label for label in APPS if label in apps]
     args.setups = [Setup.parse(text) for text in args.setups.split(",") if text]
     args.burst = args.burst or (100 if args.quick else 500)
     return args
@@ -137,7 +151,7 @@ class Bench:
         result["cpu_client_s"] = after[2] - before[2]
         self.results.append(result)
         print(
-            f"  {setup.name:>10} {size:>5} {scenario:>7} {server.label:>5}: "
+            f"  {setup.name:>10} {size:>5} {scenario:>7} {server.label:>6}: "
             f"p50 {result['p50']:8.1f}  p95 {result['p95']:8.1f}  p99 {result['p99']:8.1f} ms  "
             f"{result['throughput']:7.1f} req/s  2xx/4xx/5xx/err {report.counts_text(result)}"
             + (f"  first error: {run.errors[0][:200]!r}" if run.errors else ""),
@@ -154,16 +168,21 @@ class Bench:
             print(f"  warning: {server.label} answered {failed[:5]} warming up; {detail}")
 
     def run_setup(self, setup: Setup, logs: Path) -> None:
-        servers = [Server(label, APPS[label], setup, self.services.env, logs) for label in APPS]
-        if setup.worker_class == "asgi":
-            servers[1] = Server("real", "config.asgi", setup, self.services.env, logs)
+        apps = ASGI_APPS if setup.worker_class == "asgi" else {}
+        servers = [
+            Server(label, apps.get(label, APPS[label]), setup, self.services.env, logs)
+            for label in self.args.apps
+        ]
         try:
             for server in servers:
                 server.start()
                 self.warm_up(server, setup)
             for size in self.args.sizes:
                 for scenario in self.args.scenarios:
-                    order = servers if self.turn % 2 == 0 else servers[::-1]
+                    # Each app goes first in turn, so none always runs on a machine the
+                    # others just warmed up (or left busy).
+                    first = self.turn % len(servers)
+                    order = servers[first:] + servers[:first]
                     self.turn += 1
                     for server in order:
                         self.measure(server, setup, size, scenario)

@@ -115,11 +115,12 @@ def prepare_database(env: dict[str, str], users: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Setup:
-    """How gunicorn serves both apps: worker class, processes and threads."""
+    """How gunicorn serves the apps: worker class, processes and threads."""
 
     workers: int = 2
     threads: int = 8
-    worker_class: str = "gthread"  # gthread | sync | asgi (the real app as config.asgi)
+    # gthread | sync | asgi (the real app as config.asgi, the Django floor as its ASGI app)
+    worker_class: str = "gthread"
 
     @property
     def name(self) -> str:
@@ -128,7 +129,7 @@ class Setup:
 
     @classmethod
     def parse(cls, text: str) -> Setup:
-        """`2x8`, `sync:4x1` or `asgi:2x8` (for asgi the floor keeps gthread with 8 threads)."""
+        """`2x8`, `sync:4x1` or `asgi:2x8` (for asgi the raw floor keeps gthread, 2 x 8 here)."""
         kind, _, shape = text.rpartition(":")
         workers, _, threads = shape.partition("x")
         return cls(int(workers), int(threads or 1), kind or "gthread")
@@ -137,13 +138,13 @@ class Setup:
     def description(self) -> str:
         if self.worker_class == "asgi":
             return (
-                f"real app: config.asgi on gunicorn's asgi worker, {self.workers} processes, "
-                "DATABASE_CONN_MAX_AGE=0; "
+                f"real app and Django floor: ASGI on gunicorn's asgi worker, {self.workers} "
+                "processes, DATABASE_CONN_MAX_AGE=0; "
                 f"floor: gthread {self.workers} x {self.threads}"
             )
         return (
             f"gunicorn {self.worker_class}, {self.workers} processes x {self.threads} threads "
-            f"(WEB_CONCURRENCY={self.workers}, WEB_THREADS={self.threads}), both apps"
+            f"(WEB_CONCURRENCY={self.workers}, WEB_THREADS={self.threads}), every app"
         )
 
 
@@ -192,6 +193,7 @@ class Server:
     def _answers(self) -> bool:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+            # The floor answers any GET; the Django floor serves the real app's /healthz.
             conn.request("GET", "/healthz" if self.label != "floor" else "/")
             status = conn.getresponse().status
             conn.close()
