@@ -27,12 +27,13 @@ run: $(VENV)/.installed-base
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo
-	@echo "  Serving on http://127.0.0.1:$(PORT)/  (health: /healthz, admin: /admin/, API: /api/)"
+	@echo "  Serving on http://127.0.0.1:$(PORT)/  (upload page: /, health: /healthz, admin: /admin/, API: /api/)"
+	@echo "  Live status socket: ws://127.0.0.1:$${WS_PORT:-8001}/ws/status/ (daphne)"
 	@echo "  Create a user:      $(PY) manage.py createsuperuser"
 	@echo "  Get an API token:   $(PY) manage.py drf_create_token <username>"
 	@echo "  Upload:             curl -H 'Authorization: Token <token>' -F file=@some.pdf http://127.0.0.1:$(PORT)/api/documents/"
 	@echo
-	PORT=$(PORT) $(PY) -m config.procfile web worker sweeper
+	PORT=$(PORT) $(PY) -m config.procfile web ws worker sweeper
 
 ## make test: the whole suite on private Postgres + Redis that the tests start themselves.
 test: $(VENV)/.installed-dev

@@ -226,6 +226,20 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# --------------------------------------------------------------------------- pages
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+# The upload page's status socket. Unset: ws(s)://<the page's host>:WS_PORT/ws/status/,
+# where the Procfile's `ws` process (daphne) listens beside gunicorn. Set it to a path
+# ("/ws/status/") when a proxy or one ASGI server serves /ws/ on the page's own origin.
+INGEST_WS_URL = env_str("INGEST_WS_URL")
+WS_PORT = env_int("WS_PORT", 8001, minimum=1)
+# Seconds between the page's polls while its socket is down (it always re-reads the
+# database on reconnect).
+INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
+
 # --------------------------------------------------------------------------- accept path
 
 INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)

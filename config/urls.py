@@ -1,9 +1,10 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
 from config.health import healthz
+from documents import pages
 from documents.api import DocumentViewSet
 from jobs.api import JobDetailView
 
@@ -11,6 +12,13 @@ router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")
 
 urlpatterns = [
+    path("", pages.index, name="home"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("documents/rows/", pages.listing, name="page-listing"),
+    path("documents/<uuid:document_id>/", pages.detail, name="page-detail"),
+    path("documents/<uuid:document_id>/row/", pages.row, name="page-row"),
+    path("documents/<uuid:document_id>/retry/", pages.retry, name="page-retry"),
+    path("documents/<uuid:document_id>/delete/", pages.delete, name="page-delete"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/jobs/<uuid:job_id>/", JobDetailView.as_view(), name="job-detail"),

@@ -7,8 +7,9 @@ from django.conf import settings
 from django.test import Client
 
 from config.asgi import application
+from documents.consumers import row_fragment
 from jobs import notify
-from jobs.models import JobStatus
+from jobs.models import Job, JobStatus
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,46 +50,83 @@ def test_a_socket_from_another_origin_is_refused(alice):
     assert not connected
 
 
-def test_a_signed_in_socket_receives_its_own_jobs_changes(alice, broker):
-    job = make_document(alice).current_job
-    headers = session_headers(alice)
+def pushed_html(user, job, **change) -> str:
+    """What `user`'s page receives when a worker announces a change of `job`."""
+    headers = session_headers(user)
 
-    async def scenario() -> dict:
+    async def scenario() -> str:
         communicator = socket(headers)
         connected, _ = await communicator.connect()
         assert connected
         # Autocommit: the on-commit push runs at once.
-        await sync_to_async(notify.job_changed)(job, status=JobStatus.PROCESSING, done=1, total=4)
-        message = await communicator.receive_json_from(timeout=5)
+        await sync_to_async(notify.job_changed)(job, **change)
+        message = await communicator.receive_from(timeout=5)
         await communicator.disconnect()
         return message
 
-    assert async_to_sync(scenario)() == {
-        "event": "job.changed",
-        "job_id": str(job.id),
-        "document_id": str(job.document_id),
-        "status": "processing",
-        "done": 1,
-        "total": 4,
-    }
+    return async_to_sync(scenario)()
+
+
+def test_a_signed_in_socket_receives_its_documents_row_as_read_from_the_database(alice, broker):
+    document = make_document(alice, filename="annual.pdf")
+    Job.objects.filter(id=document.current_job_id).update(
+        status=JobStatus.PROCESSING, progress_done=1, progress_total=4
+    )
+
+    html = pushed_html(alice, document.current_job, status=JobStatus.PROCESSING, done=1, total=4)
+
+    assert html.strip().startswith(f'<tr id="doc-{document.id}"')
+    assert 'hx-swap-oob="true"' in html
+    assert 'data-status="processing"' in html
+    assert "annual.pdf" in html
+    assert "1 / 4" in html
+
+
+def test_the_pushed_row_is_the_databases_truth_not_the_messages(alice, broker):
+    document = make_document(alice)
+    Job.objects.filter(id=document.current_job_id).update(status=JobStatus.SUCCEEDED)
+
+    # A late, stale push (say, a progress message sent before the job finished).
+    html = pushed_html(alice, document.current_job, status=JobStatus.PROCESSING, done=1, total=4)
+
+    assert 'data-status="succeeded"' in html
+
+
+def test_a_deleted_document_is_removed_from_the_page(alice, broker):
+    document = make_document(alice)
+    job, document_id = document.current_job, document.id
+    document.delete()
+
+    html = pushed_html(alice, job, status=JobStatus.CANCELLED)
+
+    assert html == f'<tr id="doc-{document_id}" hx-swap-oob="delete"></tr>'
+
+
+def test_another_users_document_never_renders_on_a_socket(alice, bob):
+    theirs = make_document(bob, filename="private.pdf")
+
+    html = row_fragment(alice.pk, theirs.id)
+
+    assert "private.pdf" not in html
+    assert 'hx-swap-oob="delete"' in html
 
 
 def test_another_users_socket_does_not_receive_the_push(alice, bob, broker):
     job = make_document(alice).current_job
     alice_headers, bob_headers = session_headers(alice), session_headers(bob)
 
-    async def scenario() -> tuple[dict, bool]:
+    async def scenario() -> tuple[str, bool]:
         alices, bobs = socket(alice_headers), socket(bob_headers)
         assert (await alices.connect())[0]
         assert (await bobs.connect())[0]
         await sync_to_async(notify.job_changed)(job, status=JobStatus.SUCCEEDED, done=4, total=4)
         # Alice's page hearing it proves the push went out before Bob's silence is judged.
-        heard = await alices.receive_json_from(timeout=5)
+        heard = await alices.receive_from(timeout=5)
         silent = await bobs.receive_nothing(timeout=1)
         await alices.disconnect()
         await bobs.disconnect()
         return heard, silent
 
     heard, silent = async_to_sync(scenario)()
-    assert heard["job_id"] == str(job.id)
+    assert f"doc-{job.document_id}" in heard
     assert silent

@@ -1,0 +1,145 @@
+"""The upload page and its HTMX fragments. Uploads themselves go to the API
+(POST /api/documents/, session-authenticated) so the page and integrators share one path.
+
+Every view is for a signed-in user and reads only that user's documents (404 otherwise);
+every state change is a POST under Django's CSRF protection.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.http.request import split_domain_port
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET, require_POST
+
+from documents import rows, services
+from documents.models import Document
+from jobs.models import JobAttempt, JobStatus
+from search.models import Chunk
+
+PAGE_SIZE = 25
+PREVIEW_CHARACTERS = 3000
+
+
+def _listing(request: HttpRequest) -> dict:
+    """The filtered, paged rows the page and its polling fragment show."""
+    wanted = request.GET.get("status", "")
+    documents = rows.owned_documents(request.user.pk)
+    if wanted in JobStatus.values:
+        documents = documents.filter(current_job__status=wanted)
+    else:
+        wanted = ""
+    page = Paginator(documents, PAGE_SIZE).get_page(request.GET.get("page"))
+    return {
+        "page": page,
+        "rows": rows.rows_for(list(page.object_list)),
+        "status": wanted,
+        "statuses": JobStatus.values,
+    }
+
+
+def _ws_url(request: HttpRequest) -> str:
+    """Where the page opens its status socket: INGEST_WS_URL if set (absolute, or a path
+    on this host when one ASGI server serves everything), else this host on WS_PORT,
+    where the Procfile's `ws` process (daphne) listens."""
+    if settings.INGEST_WS_URL:
+        return settings.INGEST_WS_URL
+    scheme = "wss" if request.is_secure() else "ws"
+    host, _ = split_domain_port(request.get_host())
+    host = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{host}:{settings.WS_PORT}/ws/status/"
+
+
+@login_required
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    context = _listing(request)
+    context.update(
+        ws_url=_ws_url(request),
+        max_upload_bytes=settings.INGEST_MAX_UPLOAD_BYTES,
+        max_files=settings.INGEST_MAX_FILES_PER_REQUEST,
+    )
+    return render(request, "documents/index.html", context)
+
+
+@login_required
+@require_GET
+def listing(request: HttpRequest) -> HttpResponse:
+    """The table body and pager: what filters, paging and polling swap in."""
+    return render(request, "documents/_listing.html", _listing(request))
+
+
+def _owned(request: HttpRequest, document_id: uuid.UUID) -> Document:
+    return get_object_or_404(rows.owned_documents(request.user.pk), id=document_id)
+
+
+@login_required
+@require_GET
+def row(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    return render(
+        request, "documents/_row.html", {"row": rows.row_for(_owned(request, document_id))}
+    )
+
+
+@login_required
+@require_POST
+def retry(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    document = _owned(request, document_id)
+    try:
+        services.retry_document(document_id=document.id, owner_id=request.user.pk)
+    except services.NotRetryable as exc:
+        response = render(request, "documents/_row.html", {"row": rows.row_for(document)})
+        response["HX-Trigger"] = _notice(str(exc))
+        return response
+    return render(
+        request, "documents/_row.html", {"row": rows.row_for(_owned(request, document_id))}
+    )
+
+
+@login_required
+@require_POST
+def delete(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    document = _owned(request, document_id)
+    try:
+        services.delete_document(document_id=document.id, owner_id=request.user.pk)
+    except Document.DoesNotExist as exc:  # deleted meanwhile, in another tab
+        raise Http404 from exc
+    return HttpResponse("")  # htmx swaps the row out
+
+
+@login_required
+@require_GET
+def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    document = _owned(request, document_id)
+    jobs = list(document.jobs.order_by("-created_at"))
+    attempts = JobAttempt.objects.filter(job__document=document).order_by("-started_at")
+    shown_version = document.ready_version or document.version
+    chunks = Chunk.objects.filter(document=document, version=shown_version).order_by("index")
+    preview, length = [], 0
+    for text in chunks.values_list("text", flat=True).iterator(chunk_size=50):
+        preview.append(text)
+        length += len(text)
+        if length >= PREVIEW_CHARACTERS:
+            break
+    context = {
+        "row": rows.row_for(document),
+        "document": document,
+        "jobs": jobs,
+        "attempts": attempts,
+        "chunk_count": chunks.count(),
+        "preview_version": shown_version,
+        "preview": "\n\n".join(preview)[:PREVIEW_CHARACTERS],
+        "preview_truncated": length > PREVIEW_CHARACTERS,
+    }
+    return render(request, "documents/detail.html", context)
+
+
+def _notice(message: str) -> str:
+    """An HX-Trigger header value: the page shows `message` as a notice."""
+    return json.dumps({"notice": message})

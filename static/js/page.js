@@ -1,0 +1,266 @@
+// The upload page: uploads with per-file progress, the live-status socket's state, and
+// the polling fallback. Rows themselves are server-rendered; htmx swaps them.
+(function () {
+  "use strict";
+
+  var socketUp = false;
+  var sending = 0;
+  var waiting = [];
+  var PARALLEL = 3;
+
+  function csrfToken() {
+    var headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}");
+    return headers["X-CSRFToken"] || "";
+  }
+
+  function notice(message) {
+    var box = document.getElementById("notice");
+    if (!box) return;
+    box.textContent = message;
+    box.hidden = false;
+    clearTimeout(notice.timer);
+    notice.timer = setTimeout(function () { box.hidden = true; }, 8000);
+  }
+
+  function humanSize(bytes) {
+    var units = ["bytes", "KB", "MB", "GB"];
+    var value = bytes;
+    var unit = 0;
+    while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+    return (unit ? value.toFixed(1) : value) + " " + units[unit];
+  }
+
+  function waitText(seconds) {
+    if (!seconds || isNaN(seconds)) return "in a moment";
+    if (seconds < 90) return "in " + seconds + " seconds";
+    return "in " + Math.ceil(seconds / 60) + " minutes";
+  }
+
+  // What a person should read for a refused upload.
+  function refusal(xhr) {
+    var body = {};
+    try { body = JSON.parse(xhr.responseText || "{}"); } catch (e) { body = {}; }
+    var result = (body.results && body.results[0]) || {};
+    var detail = (result.error && result.error.detail) || body.detail;
+    var retryAfter = parseInt(xhr.getResponseHeader("Retry-After"), 10);
+    switch (xhr.status) {
+      case 429:
+        return "You have sent a lot at once; try again " + waitText(retryAfter) + ".";
+      case 503:
+        return "The service is busy; try again " + waitText(retryAfter) + ".";
+      case 401:
+      case 403:
+        return "Your session has ended. Sign in again, then upload this file.";
+      case 413:
+      case 415:
+      case 400:
+        return detail || "This file was refused.";
+      default:
+        return detail || "The upload failed (" + xhr.status + "). Try again.";
+    }
+  }
+
+  function uploadItem(file) {
+    var item = document.createElement("li");
+    item.className = "upload";
+    item.setAttribute("data-state", "waiting");
+    var name = document.createElement("span");
+    name.className = "name";
+    name.textContent = file.name;
+    var size = document.createElement("span");
+    size.className = "meta";
+    size.textContent = humanSize(file.size);
+    var bar = document.createElement("progress");
+    bar.max = 100;
+    bar.value = 0;
+    bar.setAttribute("aria-label", "Sending " + file.name);
+    var state = document.createElement("span");
+    state.className = "state";
+    state.textContent = "waiting";
+    item.append(name, size, bar, state);
+    document.getElementById("uploads").prepend(item);
+    return item;
+  }
+
+  function settle(item, kind, message) {
+    item.setAttribute("data-state", kind);
+    item.querySelector(".state").textContent = message;
+    var bar = item.querySelector("progress");
+    if (bar) bar.remove();
+    if (kind === "accepted") {
+      setTimeout(function () { item.remove(); }, 4000);
+    } else {
+      var dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "small link";
+      dismiss.textContent = "Dismiss";
+      dismiss.setAttribute("aria-label", "Dismiss " + item.querySelector(".name").textContent);
+      dismiss.addEventListener("click", function () { item.remove(); });
+      item.append(dismiss);
+    }
+  }
+
+  // Put the accepted document's row at the top of the list (if the list shows new ones).
+  function showRow(documentId) {
+    var listing = document.getElementById("listing");
+    var form = document.getElementById("upload-form");
+    if (!listing || !form) return;
+    var filter = document.getElementById("status-filter");
+    var page = listing.getAttribute("data-page");
+    if ((filter && filter.value && filter.value !== "queued") || (page && page !== "1")) return;
+    var url = form.getAttribute("data-row-url").replace("00000000-0000-0000-0000-000000000000", documentId);
+    fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (html) {
+        if (!html) return;
+        var rows = document.getElementById("rows");
+        var template = document.createElement("template");
+        template.innerHTML = html.trim();
+        var row = template.content.firstElementChild;
+        var existing = document.getElementById(row.id);
+        if (existing) existing.replaceWith(row); else rows.prepend(row);
+        var empty = rows.querySelector("tr.empty");
+        if (empty) empty.remove();
+        htmx.process(row);
+      });
+  }
+
+  function send(file, item) {
+    var form = document.getElementById("upload-form");
+    var xhr = new XMLHttpRequest();
+    var data = new FormData();
+    data.append("file", file, file.name);
+    sending += 1;
+    item.setAttribute("data-state", "sending");
+    item.querySelector(".state").textContent = "sending";
+    xhr.open("POST", form.getAttribute("data-api"));
+    xhr.setRequestHeader("X-CSRFToken", csrfToken());
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.upload.addEventListener("progress", function (event) {
+      if (!event.lengthComputable) return;
+      var percent = Math.round((100 * event.loaded) / event.total);
+      item.querySelector("progress").value = percent;
+      item.querySelector(".state").textContent = percent + "%";
+    });
+    xhr.addEventListener("load", function () {
+      if (xhr.status === 202) {
+        var result = JSON.parse(xhr.responseText).results[0];
+        settle(item, "accepted", result.duplicate ? "already uploaded: shown below" : "accepted");
+        showRow(result.document_id);
+      } else {
+        settle(item, "refused", refusal(xhr));
+      }
+    });
+    xhr.addEventListener("error", function () {
+      settle(item, "refused", "The upload was interrupted. Check your connection and try again.");
+    });
+    xhr.addEventListener("loadend", function () {
+      sending -= 1;
+      next();
+    });
+    xhr.send(data);
+  }
+
+  function next() {
+    while (sending < PARALLEL && waiting.length) {
+      var job = waiting.shift();
+      send(job.file, job.item);
+    }
+  }
+
+  function enqueue(files) {
+    var form = document.getElementById("upload-form");
+    var limit = parseInt(form.getAttribute("data-max-bytes"), 10);
+    Array.prototype.forEach.call(files, function (file) {
+      var item = uploadItem(file);
+      if (file.size > limit) {
+        settle(item, "refused", "This file is " + humanSize(file.size) + "; the limit is " + humanSize(limit) + ".");
+        return;
+      }
+      waiting.push({ file: file, item: item });
+    });
+    next();
+  }
+
+  // Poll only while the socket is down and something on the page can still change.
+  window.ingestNeedsPolling = function () {
+    if (socketUp) return false;
+    return Boolean(
+      document.querySelector('#rows tr[data-status="queued"], #rows tr[data-status="processing"]')
+    );
+  };
+
+  function setLive(state, text) {
+    var live = document.getElementById("live");
+    if (!live) return;
+    live.setAttribute("data-state", state);
+    live.textContent = text;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var input = document.getElementById("files");
+    var zone = document.getElementById("upload-form");
+    if (input && zone) {
+      input.addEventListener("change", function () {
+        enqueue(input.files);
+        input.value = "";
+      });
+      var label = zone.querySelector(".drop-target");
+      label.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); input.click(); }
+      });
+      label.setAttribute("tabindex", "0");
+      label.setAttribute("role", "button");
+      ["dragenter", "dragover"].forEach(function (name) {
+        zone.addEventListener(name, function (event) {
+          event.preventDefault();
+          zone.classList.add("over");
+        });
+      });
+      ["dragleave", "drop"].forEach(function (name) {
+        zone.addEventListener(name, function (event) {
+          event.preventDefault();
+          zone.classList.remove("over");
+        });
+      });
+      zone.addEventListener("drop", function (event) {
+        if (event.dataTransfer && event.dataTransfer.files.length) enqueue(event.dataTransfer.files);
+      });
+    }
+
+    document.body.addEventListener("htmx:wsOpen", function () {
+      socketUp = true;
+      setLive("live", "live");
+      // Whatever changed while the socket was down: read it again from the database.
+      htmx.trigger(document.body, "refresh");
+    });
+    document.body.addEventListener("htmx:wsClose", function () {
+      socketUp = false;
+      setLive("polling", "reconnecting; checking every few seconds");
+    });
+    document.body.addEventListener("htmx:wsError", function () {
+      socketUp = false;
+      setLive("polling", "reconnecting; checking every few seconds");
+    });
+    document.body.addEventListener("notice", function (event) {
+      notice(event.detail.value || event.detail.notice || "");
+    });
+    document.body.addEventListener("htmx:responseError", function (event) {
+      var status = event.detail.xhr.status;
+      if (status === 404) notice("That document is gone: it was deleted, perhaps in another tab.");
+      else if (status === 403) notice("Your session has ended. Reload the page and sign in again.");
+      else notice("Something went wrong (" + status + "). Try again in a moment.");
+    });
+    document.body.addEventListener("htmx:sendError", function () {
+      notice("The service cannot be reached. Check your connection.");
+    });
+    // Deleting from a document's own page goes back to the list.
+    document.body.addEventListener("htmx:afterRequest", function (event) {
+      var home = document.body.getAttribute("data-home");
+      var elt = event.detail.elt;
+      if (home && elt && elt.classList.contains("danger") && event.detail.successful && elt.closest("table.single")) {
+        window.location = home;
+      }
+    });
+  });
+})();

@@ -1,0 +1,235 @@
+"""The upload page and its fragments, through Django's test client (the browser tests in
+tests/browser drive the same views in chromium)."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from jobs.models import Job, JobAttempt, JobStatus
+from search.models import Chunk
+from tests.factories import make_document
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(user, **kwargs) -> Client:
+    client = Client(**kwargs)
+    client.force_login(user)
+    return client
+
+
+def fail(document, detail: str = "The file has no text layer.") -> Job:
+    Job.objects.filter(id=document.current_job_id).update(
+        status=JobStatus.FAILED, error_code="no_text", error_detail=detail, attempts=1
+    )
+    return Job.objects.get(id=document.current_job_id)
+
+
+def row_ids(html: str) -> list[str]:
+    return re.findall(r'<tr id="doc-([0-9a-f-]+)"', html)
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(client):
+    for url in ("/", "/documents/rows/"):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/")
+
+
+def test_signing_in_leads_to_the_page_and_signing_out_leaves_it(alice):
+    alice.set_password("s3cret-pass")
+    alice.save()
+    client = Client()
+
+    page = client.get("/accounts/login/")
+    wrong = client.post("/accounts/login/", {"username": "alice", "password": "nope"})
+    right = client.post("/accounts/login/", {"username": "alice", "password": "s3cret-pass"})
+    home = client.get("/")
+    out = client.post("/accounts/logout/")
+
+    assert page.status_code == 200
+    assert b'for="id_username"' in page.content
+    assert b"do not match" in wrong.content
+    assert right.status_code == 302
+    assert right["Location"] == "/"
+    assert home.status_code == 200
+    assert b"Upload PDFs" in home.content
+    assert out.status_code == 302
+    assert client.get("/").status_code == 302
+
+
+def test_the_page_lists_only_the_users_own_documents(alice, bob):
+    mine = make_document(alice, filename="mine.pdf")
+    make_document(bob, filename="theirs.pdf")
+
+    html = signed_in(alice).get("/").content.decode()
+
+    assert row_ids(html) == [str(mine.id)]
+    assert "theirs.pdf" not in html
+
+
+def test_a_row_shows_what_a_person_needs_for_each_state(alice):
+    queued = make_document(alice, filename="waiting.pdf")
+    failed = make_document(alice, filename="broken.pdf")
+    fail(failed, "This PDF is a scan without a text layer.")
+    done = make_document(alice, filename="done.pdf", page_count=4)
+    Job.objects.filter(id=done.current_job_id).update(
+        status=JobStatus.SUCCEEDED, attempts=1, finished_at=timezone.now()
+    )
+    running = make_document(alice, filename="running.pdf")
+    Job.objects.filter(id=running.current_job_id).update(
+        status=JobStatus.PROCESSING, progress_done=3, progress_total=4, attempts=1
+    )
+
+    html = signed_in(alice).get("/").content.decode()
+
+    def row(document) -> str:
+        return re.search(rf'<tr id="doc-{document.id}".*?</tr>', html, re.S).group(0)
+
+    assert "next in line" in row(queued)
+    assert "This PDF is a scan without a text layer." in row(failed)
+    assert "Retry" in row(failed)
+    assert "Retry" not in row(queued)
+    assert "4 pages" in row(done)
+    assert "ready in" in row(done)
+    assert 'value="75"' in row(running)
+    assert "3 / 4" in row(running)
+
+
+def test_the_filter_and_pages_cover_thousands_of_documents(alice, settings):
+    documents = [make_document(alice) for _ in range(30)]
+    fail(documents[0])
+    client = signed_in(alice)
+
+    failed = client.get("/documents/rows/?status=failed").content.decode()
+    first = client.get("/documents/rows/").content.decode()
+    second = client.get("/documents/rows/?page=2").content.decode()
+
+    assert row_ids(failed) == [str(documents[0].id)]
+    assert len(row_ids(first)) == 25
+    assert "Page 1 of 2" in first
+    assert len(row_ids(second)) == 5
+    assert not set(row_ids(first)) & set(row_ids(second))
+
+
+def test_another_users_document_is_not_found_everywhere(alice, bob):
+    theirs = make_document(bob)
+    fail(theirs)
+    client = signed_in(alice)
+
+    answers = [
+        client.get(f"/documents/{theirs.id}/").status_code,
+        client.get(f"/documents/{theirs.id}/row/").status_code,
+        client.post(f"/documents/{theirs.id}/retry/").status_code,
+        client.post(f"/documents/{theirs.id}/delete/").status_code,
+    ]
+
+    assert answers == [404, 404, 404, 404]
+    assert Job.objects.get(id=theirs.current_job_id).status == JobStatus.FAILED
+
+
+def test_retry_gives_a_failed_document_a_fresh_job(alice, broker):
+    document = make_document(alice)
+    failed = fail(document)
+
+    response = signed_in(alice).post(f"/documents/{document.id}/retry/")
+
+    document.refresh_from_db()
+    assert response.status_code == 200
+    assert document.current_job_id != failed.id
+    assert document.current_job.status == JobStatus.QUEUED
+    assert 'data-status="queued"' in response.content.decode()
+
+
+def test_retrying_a_document_that_has_not_failed_says_why(alice):
+    document = make_document(alice)
+
+    response = signed_in(alice).post(f"/documents/{document.id}/retry/")
+
+    assert response.status_code == 200
+    assert "Only a failed document can be retried" in response["HX-Trigger"]
+    assert Job.objects.count() == 1
+
+
+def test_delete_removes_the_document(alice):
+    document = make_document(alice)
+
+    response = signed_in(alice).post(f"/documents/{document.id}/delete/")
+
+    assert response.status_code == 200
+    assert response.content == b""
+    assert not type(document).objects.filter(id=document.id).exists()
+
+
+def test_actions_need_the_csrf_token(alice):
+    document = make_document(alice)
+    fail(document)
+    client = signed_in(alice, enforce_csrf_checks=True)
+
+    without = client.post(f"/documents/{document.id}/delete/")
+    token = str(client.get("/").context["csrf_token"])
+    with_token = client.post(f"/documents/{document.id}/retry/", HTTP_X_CSRFTOKEN=token)
+
+    assert without.status_code == 403
+    assert with_token.status_code == 200
+
+
+def test_actions_refuse_get(alice):
+    document = make_document(alice)
+    assert signed_in(alice).get(f"/documents/{document.id}/delete/").status_code == 405
+
+
+def test_the_detail_shows_versions_attempts_chunks_and_text(alice):
+    document = make_document(alice, ready_version=1)
+    job = document.current_job
+    JobAttempt.objects.create(
+        job=job,
+        number=1,
+        worker="w1",
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+        outcome="retry",
+        error_code="embedding_unavailable",
+        error_message="The embedding service answered 429.",
+    )
+    Chunk.objects.bulk_create(
+        Chunk(
+            id=f"00000000-0000-0000-0000-{index:012d}",
+            document=document,
+            version=1,
+            index=index,
+            text=f"Paragraph number {index} of the report.",
+            page=1,
+            embedding=[0.0] * 384,
+        )
+        for index in range(3)
+    )
+
+    html = signed_in(alice).get(f"/documents/{document.id}/").content.decode()
+
+    assert "The embedding service answered 429." in html
+    assert "Paragraph number 0 of the report." in html
+    assert "<dt>Chunks</dt><dd>3" in html
+
+
+def test_the_page_points_its_socket_at_the_ws_process_or_the_configured_url(alice, settings):
+    client = signed_in(alice)
+    settings.WS_PORT = 9123
+    default = client.get("/", HTTP_HOST="localhost:8000").content.decode()
+    settings.INGEST_WS_URL = "/ws/status/"
+    configured = client.get("/").content.decode()
+
+    assert 'ws-connect="ws://localhost:9123/ws/status/"' in default
+    assert 'ws-connect="/ws/status/"' in configured
+
+
+def test_assets_are_served_locally(alice):
+    html = signed_in(alice).get("/").content.decode()
+
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert scripts
+    assert all(src.startswith("/static/") for src in scripts)
+    assert any("htmx" in src for src in scripts)
+    assert any("ext-ws" in src for src in scripts)
