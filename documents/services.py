@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 
 from documents.models import Document
 from documents.uploads import display_name
+from jobs import notify
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus
 from jobs.services import insert_document_with_job, queue_new_job
 
@@ -164,10 +165,17 @@ def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
     back. Raises Document.DoesNotExist for another owner's document.
     """
     with transaction.atomic():
-        document = Document.objects.select_for_update().get(id=document_id, owner_id=owner_id)
+        document = (
+            Document.objects.select_for_update(of=("self",))
+            .select_related("current_job")
+            .get(id=document_id, owner_id=owner_id)
+        )
         keys = {document.storage_key, *document.jobs.values_list("storage_key", flat=True)}
+        current = document.current_job
         document.delete()
         transaction.on_commit(lambda: _delete_files(keys))
+        if current is not None:  # the owner's other pages drop the row
+            notify.job_changed(current, status=JobStatus.CANCELLED)
 
 
 def _delete_files(keys: set[str]) -> None:

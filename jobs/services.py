@@ -18,6 +18,7 @@ from django.db.models import F, Max, Model, Q, QuerySet
 from django.utils import timezone
 
 from documents.models import Document
+from jobs import notify
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.queue import send_job_on_commit
 
@@ -42,6 +43,7 @@ def queue_new_job(*, document: Document) -> Job:
     document.current_job = job
     document.save(update_fields=["current_job", "updated_at"])
     send_job_on_commit(job)
+    notify.job_changed(job, status=JobStatus.QUEUED)
     return job
 
 
@@ -174,6 +176,7 @@ def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:
         if gave_up:
             job = Job.objects.get(id=job_id)
             _close_open_attempts(job)
+            notify.job_changed(job, status=JobStatus.FAILED)
 
 
 _LOST = "The worker stopped renewing its lease (killed, out of memory, or hung)."
@@ -209,6 +212,7 @@ def requeue_stale(*, job: Job) -> bool:
     if requeued:
         _close_open_attempts(job)
         send_job_on_commit(job)
+        notify.job_changed(job, status=JobStatus.QUEUED)
     return requeued == 1
 
 
@@ -351,6 +355,8 @@ def expire_job(*, job_id: uuid.UUID) -> bool:
         finished_at=timezone.now(),
         error_detail=f"The job waited more than {limit} s in the queue and was not started.",
     )
+    if updated:
+        notify.jobs_changed(Job.objects.filter(id=job_id), status=JobStatus.FAILED)
     return updated == 1
 
 
@@ -386,11 +392,19 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
         for job in jobs:
             send_job_on_commit(job)
             requeued.append(job.id)
+        notify.jobs_changed(jobs, status=JobStatus.QUEUED)
     return requeued
 
 
 def cancel_jobs(*, job_ids: list[uuid.UUID]) -> int:
     """Cancel queued or failed jobs (a processing job is left to finish). Returns how many."""
-    return Job.objects.filter(
+    cancellable = Job.objects.filter(
         id__in=job_ids, status__in=[JobStatus.QUEUED, JobStatus.FAILED]
-    ).update(status=JobStatus.CANCELLED, finished_at=timezone.now(), next_attempt_at=None)
+    )
+    with transaction.atomic():
+        jobs = list(cancellable.select_for_update(skip_locked=True))
+        cancelled = cancellable.filter(id__in=[job.id for job in jobs]).update(
+            status=JobStatus.CANCELLED, finished_at=timezone.now(), next_attempt_at=None
+        )
+        notify.jobs_changed(jobs, status=JobStatus.CANCELLED)
+    return cancelled

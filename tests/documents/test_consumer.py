@@ -8,7 +8,8 @@ from django.test import Client
 
 from config.asgi import application
 from documents.consumers import row_fragment
-from jobs import notify
+from documents.services import delete_document
+from jobs import notify, services
 from jobs.models import Job, JobStatus
 from tests.factories import make_document
 
@@ -130,3 +131,37 @@ def test_another_users_socket_does_not_receive_the_push(alice, bob, broker):
     heard, silent = async_to_sync(scenario)()
     assert f"doc-{job.document_id}" in heard
     assert silent
+
+
+def next_message(user, action) -> str:
+    """What `user`'s page receives after `action` runs (in autocommit: pushes go at once)."""
+    headers = session_headers(user)
+
+    async def scenario() -> str:
+        communicator = socket(headers)
+        connected, _ = await communicator.connect()
+        assert connected
+        await sync_to_async(action)()
+        message = await communicator.receive_from(timeout=5)
+        await communicator.disconnect()
+        return message
+
+    return async_to_sync(scenario)()
+
+
+def test_changes_made_outside_a_worker_reach_the_page(alice, broker):
+    """Operators' retries and cancels, sweeps and deletions: every state change pushes."""
+    failed = make_document(alice)
+    Job.objects.filter(id=failed.current_job_id).update(status=JobStatus.FAILED)
+    queued = make_document(alice)
+    gone = make_document(alice)
+
+    retried = next_message(alice, lambda: services.retry_jobs(job_ids=[failed.current_job_id]))
+    cancelled = next_message(alice, lambda: services.cancel_jobs(job_ids=[queued.current_job_id]))
+    deleted = next_message(alice, lambda: delete_document(document_id=gone.id, owner_id=alice.pk))
+
+    assert f"doc-{failed.id}" in retried
+    assert 'data-status="queued"' in retried
+    assert f"doc-{queued.id}" in cancelled
+    assert 'data-status="cancelled"' in cancelled
+    assert deleted == f'<tr id="doc-{gone.id}" hx-swap-oob="delete"></tr>'
