@@ -137,7 +137,13 @@ DRAMATIQ_AUTODISCOVER_MODULES = ["actors"]
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+        "CONFIG": {
+            # redis-py refuses (does not wait) past its pool's limit, 100 by default: a
+            # burst of pages reconnecting after a restart would get 500s.
+            "hosts": [{"address": REDIS_URL, "max_connections": 1000}],
+            "capacity": 1000,
+            "expiry": 30,
+        },
     }
 }
 

@@ -9,9 +9,12 @@ while it is down.
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
@@ -44,12 +47,37 @@ class StatusConsumer(AsyncWebsocketConsumer):
         """The page sends nothing that matters; ignore whatever arrives."""
 
     async def job_changed(self, event: JobChanged) -> None:
-        html = await self._row_html(uuid.UUID(event["document_id"]))
-        await self.send(text_data=html)
+        await self.send(text_data=await _rendered(self.user_id, event))
 
-    @database_sync_to_async
-    def _row_html(self, document_id: uuid.UUID) -> str:
-        return row_fragment(self.user_id, document_id)
+
+# A user's tabs in this process all get the same push at once: the first one reads and
+# renders the row and the others reuse its answer, for a moment, instead of each running
+# the same query. A later push (another status or progress) renders afresh.
+REUSE_SECONDS = 1.0
+_renders: dict[tuple, tuple[float, asyncio.Future[str]]] = {}
+
+
+async def _rendered(user_id: int | None, event: JobChanged) -> str:
+    key = (user_id, event["document_id"], event["status"], event["done"], event["total"])
+    now = time.monotonic()
+    cached = _renders.get(key)
+    if cached is not None and now - cached[0] < REUSE_SECONDS:
+        return await asyncio.shield(cached[1])
+    if len(_renders) > 10_000:
+        _forget_old_renders(now)
+    render = asyncio.ensure_future(_row_html(user_id, uuid.UUID(event["document_id"])))
+    _renders[key] = (now, render)
+    try:
+        return await asyncio.shield(render)
+    except Exception:
+        _renders.pop(key, None)
+        raise
+
+
+def _forget_old_renders(now: float) -> None:
+    for key, (at, _) in list(_renders.items()):
+        if now - at >= REUSE_SECONDS:
+            del _renders[key]
 
 
 def row_fragment(user_id: int | None, document_id: uuid.UUID) -> str:
@@ -59,3 +87,9 @@ def row_fragment(user_id: int | None, document_id: uuid.UUID) -> str:
     if document is None:
         return f'<tr id="doc-{document_id}" hx-swap-oob="delete"></tr>'
     return render_to_string("documents/_row.html", {"row": rows.row_for(document), "oob": True})
+
+
+# Rows are read on a small pool of threads (each with its own database connection), not on
+# the one thread that every socket of the process would otherwise share.
+ROW_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="status-rows")
+_row_html = DatabaseSyncToAsync(row_fragment, thread_sensitive=False, executor=ROW_THREADS)

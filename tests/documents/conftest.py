@@ -6,6 +6,7 @@ mocked inside boto3. The storage settings come from config/settings.py itself, r
 the INGEST_S3_* variables, so the tests use the options a deployment would.
 """
 
+import gc
 import json
 import logging
 import os
@@ -21,6 +22,8 @@ from django.core.files.storage import FileSystemStorage, default_storage
 from django.test import override_settings
 from moto.server import ThreadedMotoServer
 from storages.backends.s3 import S3Storage
+
+from documents import consumers
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 BUCKET = "ingest-tests"
@@ -136,3 +139,12 @@ def _empty(client) -> None:
     listing = client.list_objects_v2(Bucket=BUCKET)
     for entry in listing.get("Contents", []):
         client.delete_object(Bucket=BUCKET, Key=entry["Key"])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def status_row_threads(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The status consumer reads rows on its own threads, each holding a connection to the
+    test database; end them before the database is dropped (their connections go with them)."""
+    yield
+    consumers.ROW_THREADS.shutdown(wait=True)
+    gc.collect()
