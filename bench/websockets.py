@@ -51,10 +51,10 @@ STOP_DELIVERED = 0.90
 HOLD_P99_MS = 1000.0
 # The job's progress total; progress_done carries the push's sequence number.
 PROGRESS_TOTAL = 1_000_000
-# Handshakes in flight at once. Above about 100, daphne answers some with 500: redis-py's
-# asyncio pool, which channels_redis uses uncapped, holds at most 100 connections and raises
-# MaxConnectionsError for the next group_add instead of waiting.
-CONNECT_CONCURRENCY = 50
+# Handshakes in flight at once, as pages reconnecting together after a restart would.
+# (With redis-py's default pool of 100 connections, more than about 100 got 500s; the
+# channel layer's pool now allows 1000: config/settings.py.)
+CONNECT_CONCURRENCY = 100
 CONNECT_TIMEOUT = 15.0
 TICK = 0.02  # the pusher's granularity: pushes due within a tick go in one UPDATE
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
