@@ -9,7 +9,10 @@ class Document(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="documents"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="documents",
+        db_index=False,  # (owner, -created_at) and (owner, sha256) below start with it
     )
     filename = models.CharField(max_length=255, help_text="Display name, as uploaded.")
     size = models.PositiveBigIntegerField()

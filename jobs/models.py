@@ -34,7 +34,10 @@ class Job(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     document = models.ForeignKey(
-        "documents.Document", on_delete=models.CASCADE, related_name="jobs"
+        "documents.Document",
+        on_delete=models.CASCADE,
+        related_name="jobs",
+        db_index=False,  # (document, -created_at) below serves every lookup by document
     )
     # The document's owner, copied here so admission control counts a user's jobs in
     # flight from one small partial index instead of joining through documents.
