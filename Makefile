@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install services stop-services constraints bench chaos
+.PHONY: run test lint format install services stop-services constraints bench chaos browser
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,18 +35,33 @@ run: $(VENV)/.installed-base
 	@echo
 	PORT=$(PORT) $(PY) -m config.procfile web ws worker sweeper
 
+## make browser: Debian's chromium for the browser tests (tests/browser), when missing.
+## Nothing to do with CHROMIUM_PATH set (a browser of your own) or INGEST_SKIP_BROWSER_TESTS=1.
+browser:
+	@case "$${INGEST_SKIP_BROWSER_TESTS:-}" in 1|true|yes) exit 0;; esac; \
+	if [ -n "$${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	else echo "chromium is missing and installing it needs root: apt-get install chromium," \
+		"or set INGEST_SKIP_BROWSER_TESTS=1 to skip the browser tests" >&2; exit 1; fi; \
+	echo "Installing Debian's chromium for the browser tests"; \
+	$$sudo apt-get update && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+
 ## make test: the whole suite on private Postgres + Redis that the tests start themselves.
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
 chaos: $(VENV)/.installed-dev
 	INGEST_CHAOS_ROUNDS=$${CHAOS_ROUNDS:-5} $(PY) -m pytest tests/chaos $(PYTEST_ARGS)
 
-## make bench: upload-acknowledgement latency, the real app against a floor (BENCHMARKS.md).
+## make bench: upload-acknowledgement latency against a floor, pipeline throughput, and how
+## many status websockets one daphne holds (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev
 	$(PY) -m bench $(BENCH_ARGS)
 	$(PY) -m bench.pipeline
+	$(PY) -m bench.websockets $(BENCH_WS_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

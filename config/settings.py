@@ -139,8 +139,10 @@ CHANNEL_LAYERS = {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
             # redis-py refuses (does not wait) past its pool's limit, 100 by default: a
-            # burst of pages reconnecting after a restart would get 500s.
-            "hosts": [{"address": REDIS_URL, "max_connections": 1000}],
+            # burst of pages reconnecting after a restart would get 500s. And its reads
+            # time out after 5 s, exactly how long channels_redis blocks waiting for a
+            # message: without a longer timeout every idle socket is dropped every ~6 s.
+            "hosts": [{"address": REDIS_URL, "max_connections": 1000, "socket_timeout": 15}],
             "capacity": 1000,
             "expiry": 30,
         },

@@ -41,6 +41,7 @@ def _listing(request: HttpRequest) -> dict:
         "rows": rows.rows_for(list(page.object_list)),
         "status": wanted,
         "statuses": JobStatus.values,
+        "poll_seconds": settings.INGEST_PAGE_POLL_SECONDS,
     }
 
 

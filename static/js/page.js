@@ -7,6 +7,10 @@
   var sending = 0;
   var waiting = [];
   var PARALLEL = 3;
+  // Rows being fetched for showRow, by document id. A push about such a row that arrives
+  // meanwhile finds no row to update yet, or is newer than what the fetch read: the row
+  // is fetched again once this fetch is done ("again").
+  var fetching = {};
 
   function csrfToken() {
     var headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}");
@@ -108,6 +112,11 @@
     var filter = document.getElementById("status-filter");
     var page = listing.getAttribute("data-page");
     if ((filter && filter.value && filter.value !== "queued") || (page && page !== "1")) return;
+    if (fetching[documentId]) {
+      fetching[documentId] = "again";
+      return;
+    }
+    fetching[documentId] = true;
     var url = form.getAttribute("data-row-url").replace("00000000-0000-0000-0000-000000000000", documentId);
     fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } })
       .then(function (response) { return response.ok ? response.text() : ""; })
@@ -122,6 +131,11 @@
         var empty = rows.querySelector("tr.empty");
         if (empty) empty.remove();
         htmx.process(row);
+      })
+      .finally(function () {
+        var again = fetching[documentId] === "again";
+        delete fetching[documentId];
+        if (again) showRow(documentId);
       });
   }
 
@@ -233,6 +247,10 @@
       setLive("live", "live");
       // Whatever changed while the socket was down: read it again from the database.
       htmx.trigger(document.body, "refresh");
+    });
+    document.body.addEventListener("htmx:wsBeforeMessage", function (event) {
+      var pushed = /id="doc-([0-9a-f-]+)"/.exec(event.detail.message || "");
+      if (pushed && fetching[pushed[1]]) fetching[pushed[1]] = "again";
     });
     document.body.addEventListener("htmx:wsClose", function () {
       socketUp = false;
