@@ -104,14 +104,15 @@
     }
   }
 
-  // Put the accepted document's row at the top of the list (if the list shows new ones).
-  function showRow(documentId) {
+  // Put a document's row at the top of the list, if the list shows rows in its status:
+  // one this page just uploaded (queued), or one uploaded elsewhere that a push announces.
+  function showRow(documentId, status) {
     var listing = document.getElementById("listing");
     var form = document.getElementById("upload-form");
     if (!listing || !form) return;
     var filter = document.getElementById("status-filter");
     var page = listing.getAttribute("data-page");
-    if ((filter && filter.value && filter.value !== "queued") || (page && page !== "1")) return;
+    if ((filter && filter.value && filter.value !== (status || "queued")) || (page && page !== "1")) return;
     if (fetching[documentId]) {
       fetching[documentId] = "again";
       return;
@@ -135,7 +136,7 @@
       .finally(function () {
         var again = fetching[documentId] === "again";
         delete fetching[documentId];
-        if (again) showRow(documentId);
+        if (again) showRow(documentId, status);
       });
   }
 
@@ -251,6 +252,14 @@
     document.body.addEventListener("htmx:wsBeforeMessage", function (event) {
       var pushed = /id="doc-([0-9a-f-]+)"/.exec(event.detail.message || "");
       if (pushed && fetching[pushed[1]]) fetching[pushed[1]] = "again";
+    });
+    // A push about a document this page does not show yet (uploaded in another tab or
+    // through the API): add its row, as for an upload from this page.
+    document.body.addEventListener("htmx:oobErrorNoTarget", function (event) {
+      var pushed = event.detail.content;
+      if (!pushed || !pushed.id || pushed.id.indexOf("doc-") !== 0) return;
+      if (pushed.getAttribute("hx-swap-oob") === "delete") return;
+      showRow(pushed.id.slice(4), pushed.getAttribute("data-status"));
     });
     document.body.addEventListener("htmx:wsClose", function () {
       socketUp = false;

@@ -320,3 +320,27 @@ def test_an_idle_page_keeps_its_socket(browsing, servers, make_user):
 
     assert page.evaluate("window.ingestCloses") == 0
     expect(page.locator("#live")).to_have_attribute("data-state", "live")
+
+
+def test_a_document_uploaded_elsewhere_appears_when_its_first_change_is_pushed(
+    browsing, servers, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    mark = watch(page)
+    token = page.evaluate("JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken']")
+
+    # Another tab, or a script with the same session: the page did not send this one.
+    answer = page.request.post(
+        "/api/documents/",
+        headers={"X-CSRFToken": token},
+        multipart={"file": pdf("from-elsewhere.pdf", make_pdf(pages=1, seed=21))},
+    )
+
+    assert answer.status == 202
+    expect(row(page, "from-elsewhere.pdf")).to_have_attribute(
+        "data-status", "succeeded", timeout=STATE_TIMEOUT_MS
+    )
+    assert_not_reloaded(page, mark)
+    artifacts.screenshot(page, "row-from-elsewhere")
