@@ -8,3 +8,7 @@ worker_class = "gthread"
 threads = int(os.environ.get("WEB_THREADS", "8"))
 timeout = 60
 accesslog = "-" if os.environ.get("WEB_ACCESS_LOG", "") else None
+# gunicorn 27's control socket lives at one path per user (~/.gunicorn/gunicorn.ctl), so two
+# servers on one machine (make run, the benchmark, the browser tests) would fight over it;
+# nothing here uses it.
+control_socket_disable = True
