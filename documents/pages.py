@@ -80,12 +80,20 @@ def _owned(request: HttpRequest, document_id: uuid.UUID) -> Document:
     return get_object_or_404(rows.owned_documents(request.user.pk), id=document_id)
 
 
+def _row(request: HttpRequest, document_id: uuid.UUID, notice: str = "") -> HttpResponse:
+    """The document's row as it is now; `notice`, if any, shown by the page."""
+    response = render(
+        request, "documents/_row.html", {"row": rows.row_for(_owned(request, document_id))}
+    )
+    if notice:
+        response["HX-Trigger"] = json.dumps({"notice": notice})
+    return response
+
+
 @login_required
 @require_GET
 def row(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
-    return render(
-        request, "documents/_row.html", {"row": rows.row_for(_owned(request, document_id))}
-    )
+    return _row(request, document_id)
 
 
 @login_required
@@ -95,12 +103,8 @@ def retry(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
     try:
         services.retry_document(document_id=document.id, owner_id=request.user.pk)
     except services.NotRetryable as exc:
-        response = render(request, "documents/_row.html", {"row": rows.row_for(document)})
-        response["HX-Trigger"] = _notice(str(exc))
-        return response
-    return render(
-        request, "documents/_row.html", {"row": rows.row_for(_owned(request, document_id))}
-    )
+        return _row(request, document_id, notice=str(exc))
+    return _row(request, document_id)
 
 
 @login_required
@@ -139,8 +143,3 @@ def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
         "preview_truncated": length > PREVIEW_CHARACTERS,
     }
     return render(request, "documents/detail.html", context)
-
-
-def _notice(message: str) -> str:
-    """An HX-Trigger header value: the page shows `message` as a notice."""
-    return json.dumps({"notice": message})
