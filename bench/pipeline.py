@@ -15,17 +15,11 @@ from pathlib import Path
 
 from bench.report import write_section
 from bench.services import BASE_DIR, manage, start_services
-
-CORPUS = BASE_DIR.parent / "shared" / "corpus"
+from tests.factories import CORPUS, corpus_rows
 
 
 def succeeding_files(limit: int | None) -> list[Path]:
-    import csv
-
-    with open(CORPUS / "manifest.tsv", newline="") as handle:
-        rows = [
-            row for row in csv.DictReader(handle, delimiter="\t") if row["expect"] == "succeeded"
-        ]
+    rows = [row for row in corpus_rows() if row["expect"] == "succeeded"]
     return [CORPUS / row["file"] for row in rows][:limit]
 
 

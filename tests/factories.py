@@ -1,12 +1,14 @@
 """Things tests make: PDFs written with fpdf2, users, uploads through the real API."""
 
+import csv
 import io
 import uuid
 from pathlib import Path
 
 from fpdf import FPDF
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+# Real PDFs from other projects' test suites, with their licences (tests/corpus/README.md).
+CORPUS = Path(__file__).resolve().parent / "corpus"
 
 WORDS = [
     "ingestion",
@@ -45,8 +47,7 @@ def make_pdf(pages: int = 1, words_per_page: int = 200, seed: int = 0) -> bytes:
 
 
 def corpus_rows() -> list[dict[str, str]]:
-    import csv
-
+    """The corpus manifest: one row per file, with what the service should make of it."""
     with open(CORPUS / "manifest.tsv", newline="") as handle:
         return list(csv.DictReader(handle, delimiter="\t"))
 

@@ -25,7 +25,7 @@ from storages.backends.s3 import S3Storage
 
 from documents import consumers
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "ingest-tests"
 CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 REGION = "us-east-1"

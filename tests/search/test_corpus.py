@@ -1,4 +1,4 @@
-"""Every file of the shared corpus ends as its manifest's `expect` column says.
+"""Every file of the test corpus (tests/corpus/) ends as its manifest's `expect` column says.
 
 At the extraction level: extract_document (in its sandbox) then classify_text, with the
 service's default limits. "succeeded" means pages with text and no error.
