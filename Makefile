@@ -63,9 +63,11 @@ bench: $(VENV)/.installed-dev
 	$(PY) -m bench.pipeline
 	$(PY) -m bench.websockets $(BENCH_WS_ARGS)
 
+## make lint: ruff, and every pinned requirement installs as a wheel on CPython 3.11-3.13.
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) requirements/check_wheels.py
 
 format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --fix .

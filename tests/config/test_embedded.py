@@ -79,3 +79,35 @@ def test_a_postgres_that_cannot_start_says_which_and_what_to_do(tmp_path):
 
     with pytest.raises(embedded.EmbeddedServiceError, match="DATABASE_URL"):
         embedded.start_postgres(blocker / "pg")
+
+
+def test_a_data_directory_of_another_major_version_is_refused_with_what_to_do(tmp_path):
+    old = tmp_path / "pg"
+    old.mkdir()
+    (old / "PG_VERSION").write_text("16\n")
+
+    with pytest.raises(embedded.EmbeddedServiceError) as refused:
+        embedded.start_postgres(old)
+
+    assert "PostgreSQL 16 data directory" in str(refused.value)
+    assert "pg_dump" in str(refused.value)
+    assert sorted(p.name for p in old.iterdir()) == ["PG_VERSION"], "nothing was touched"
+
+
+def test_a_restarted_postgres_answers_again_on_the_same_url(tmp_path):
+    import psycopg
+
+    server = embedded.start_postgres(tmp_path / "pg", cleanup_mode="delete")
+    try:
+        url = server.get_uri()
+        with psycopg.connect(url) as before:
+            pid_before = before.info.backend_pid
+            embedded.restart_postgres(tmp_path / "pg")
+            with pytest.raises(psycopg.OperationalError):
+                before.execute("SELECT 1")  # the restart ended every session
+
+        with psycopg.connect(url) as after:
+            assert after.execute("SELECT 1").fetchone() == (1,)
+            assert after.info.backend_pid != pid_before
+    finally:
+        server.cleanup()

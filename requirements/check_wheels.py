@@ -1,0 +1,62 @@
+"""Check that every pinned requirement installs as a wheel on each supported CPython.
+
+`make lint` runs it. pip resolves requirements/dev.txt (which includes base.txt and the
+constraints) for each Python version as if installing on Linux with this machine's
+architecture, accepting wheels only, and downloads metadata, not packages (--dry-run).
+A package that has no wheel for a version (as pgserver 0.1.4 had none past 3.12) fails
+the check with pip's own message.
+"""
+
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).parent
+PYTHONS = ("3.11", "3.12", "3.13")
+# manylinux tags old enough for every wheel we pin, new enough for Debian 12 and 13.
+GLIBC_TAGS = ("manylinux_2_36", "manylinux_2_34", "manylinux_2_28", "manylinux_2_17", "linux")
+
+
+def pip_args(python: str, target: str) -> list[str]:
+    arch = platform.machine()
+    platforms = [f"--platform={tag}_{arch}" for tag in GLIBC_TAGS]
+    platforms.append(f"--platform=manylinux2014_{arch}")
+    return [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--dry-run",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--ignore-installed",
+        "--only-binary=:all:",
+        "--implementation=cp",
+        f"--python-version={python}",
+        *platforms,
+        f"--target={target}",
+        "-r",
+        str(HERE / "dev.txt"),
+    ]
+
+
+def check(python: str) -> bool:
+    with tempfile.TemporaryDirectory() as target:
+        result = subprocess.run(pip_args(python, target), capture_output=True, text=True)
+    if result.returncode == 0:
+        print(f"wheels for CPython {python}: ok")
+        return True
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    print(f"wheels for CPython {python}: MISSING\n  " + "\n  ".join(errors or [result.stderr]))
+    return False
+
+
+def main() -> int:
+    results = [check(python) for python in PYTHONS]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
