@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees the views' exceptions first: no database → 503, not 500.
+    "config.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -119,9 +121,11 @@ DRAMATIQ_BROKER = {
         "socket_timeout": 10,
     },
     # No AgeLimit (it drops old messages silently; the actor fails their jobs as
-    # `expired` instead) and no Retries (a job's retries live in the database).
+    # `expired` instead). Retries only redelivers a message whose claim could not reach
+    # the database (the actors' `retry_when`); a job's own retries live in the database.
     "MIDDLEWARE": [
         "dramatiq.middleware.CurrentMessage",
+        "dramatiq.middleware.Retries",
         "dramatiq.middleware.TimeLimit",
         "dramatiq.middleware.ShutdownNotifications",
         "dramatiq.middleware.Callbacks",

@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import IntegrityError, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
 
 from documents.models import Document
 from documents.uploads import display_name
@@ -60,6 +67,7 @@ def create_upload(
     """
     sha256 = sha256_of(upload)
     document_id = uuid.uuid4()
+    connection.ensure_connection()  # no database, nothing stored (the API answers 503)
     key = default_storage.save(
         storage_key(owner_id=owner.pk, document_id=document_id, version=1), upload
     )
@@ -72,7 +80,11 @@ def create_upload(
         storage_key=key,
         version=1,
     )
-    job = insert_document_with_job(document=document)
+    try:
+        job = insert_document_with_job(document=document)
+    except (OperationalError, InterfaceError):
+        _discard_unless_recorded(key=key, document_id=document_id)
+        raise
     if job is not None:
         return Accepted(document=document, job=job)
     # Duplicates are rare: finding out from the insert, after storing, saves every other
@@ -80,6 +92,21 @@ def create_upload(
     transaction.on_commit(lambda: default_storage.delete(key))
     existing = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
     return _duplicate(existing, reprocess=reprocess)
+
+
+def _discard_unless_recorded(*, key: str, document_id: uuid.UUID) -> None:
+    """The database went away during the insert. Delete the stored bytes unless the row
+    made it (the statement may have committed just before the connection died). When
+    the database cannot tell, keep them: cleanup_orphans removes a file without a row,
+    while deleting the file of a recorded document would break it."""
+    connection.close()
+    try:
+        recorded = Document.objects.filter(id=document_id).exists()
+    except DatabaseError:
+        log.warning("kept %s for cleanup_orphans: the database cannot say if it is used", key)
+        return
+    if not recorded:
+        default_storage.delete(key)
 
 
 def _duplicate(document: Document, *, reprocess: bool) -> Accepted:

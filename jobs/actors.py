@@ -7,11 +7,12 @@ import uuid
 
 import dramatiq
 from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection
 from dramatiq.common import current_millis
 from dramatiq.middleware import CurrentMessage
 
 from jobs import processing, services
-from jobs.models import Lane
+from jobs.models import Job, Lane
 
 
 def worker_name() -> str:
@@ -26,18 +27,49 @@ def _message_age_seconds() -> float:
 
 
 def handle(job_id: str) -> None:
-    """What every lane's actor does with a job id."""
+    """What every lane's actor does with a job id.
+
+    Raises only when the database cannot be reached before the job is claimed: the
+    message then comes back after a short delay (see `database_was_away`), instead of
+    being consumed while the job stays queued for the sweeper's long grace period.
+    """
+    try:
+        job = _claim(uuid.UUID(job_id))
+    except (OperationalError, InterfaceError):
+        connection.close()  # a dead connection would fail the redelivery too
+        raise
+    if job is not None:
+        processing.run(job)
+
+
+def _claim(job_id: uuid.UUID) -> Job | None:
     if _message_age_seconds() > settings.INGEST_MAX_MESSAGE_AGE_SECONDS:
-        services.expire_job(job_id=uuid.UUID(job_id))
-        return
-    job = services.claim_job(job_id=uuid.UUID(job_id), worker=worker_name())
-    if job is None:
-        return  # not ours to run: a duplicate, not due yet, someone else holds it, or done
-    processing.run(job)
+        services.expire_job(job_id=job_id)
+        return None
+    # None: not ours to run (a duplicate, not due yet, someone else holds it, or done).
+    return services.claim_job(job_id=job_id, worker=worker_name())
 
 
-# The time limit is a backstop: extraction has its own, shorter one.
-_OPTIONS = {"time_limit": settings.INGEST_JOB_TIME_LIMIT_SECONDS * 1000}
+# A database restart or failover takes seconds; these redeliveries (about 1, 2, 4, 8,
+# then every 15 s, with jitter) cover a few minutes, after which the sweeper's grace
+# period takes over. Any other error is a bug: the message goes to the dead-letter set.
+DATABASE_REDELIVERIES = 20
+
+
+def database_was_away(retries: int, exception: BaseException) -> bool:
+    """Dramatiq's `retry_when`: redeliver a message whose claim met no database."""
+    return isinstance(exception, OperationalError | InterfaceError) and (
+        retries < DATABASE_REDELIVERIES
+    )
+
+
+_OPTIONS = {
+    # The time limit is a backstop: extraction has its own, shorter one.
+    "time_limit": settings.INGEST_JOB_TIME_LIMIT_SECONDS * 1000,
+    "retry_when": database_was_away,
+    "min_backoff": 1_000,
+    "max_backoff": 15_000,
+}
 
 process_fast_job = dramatiq.actor(
     handle, actor_name="process_fast_job", queue_name=Lane.FAST.value, **_OPTIONS

@@ -44,8 +44,10 @@ class LeaseKeeper:
                 try:
                     held = services.renew_lease(job=self.job)
                 except Exception:
-                    # A database blip: try again next time; the lease has slack for two misses.
+                    # A database blip: try again next time (the lease has slack for two
+                    # misses), on a new connection: the old one may have died with it.
                     log.warning("job %s: could not renew its lease", self.job.id, exc_info=True)
+                    connection.close()
                     continue
                 if not held:
                     self.lost.set()

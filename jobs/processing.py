@@ -9,13 +9,14 @@ import contextlib
 import itertools
 import logging
 import tempfile
+import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from documents.models import Document
@@ -54,7 +55,7 @@ def run(job: Job) -> None:
             limit = settings.INGEST_JOB_TIME_LIMIT_SECONDS
             _retry(job, "timeout", f"The attempt ran past its time limit of {limit} s.")
         except DatabaseError as exc:
-            _retry(job, "connection", f"Lost the database: {type(exc).__name__}: {exc}")
+            _retry_when_database_answers(job, f"Lost the database: {type(exc).__name__}: {exc}")
         except Exception as exc:
             # Unknown errors count as transient, with their class and message kept.
             _retry(job, "unexpected_error", f"{type(exc).__name__}: {exc}")
@@ -72,6 +73,26 @@ def _retry(job: Job, code: str, detail: str, retry_after: float | None = None) -
     if outcome != "lost":
         status = JobStatus.QUEUED if outcome == "retry" else JobStatus.FAILED
         notify.job_changed(job, status=status)
+
+
+# Seconds between tries to record a retry after the database went away mid-attempt.
+DATABASE_WAITS = (0.5, 1, 2, 4, 8)
+
+
+def _retry_when_database_answers(job: Job, detail: str) -> None:
+    """Put the job back for a retry once the database answers again (a restart takes a
+    second or two). If it stays away past DATABASE_WAITS, the lease expires and the
+    sweeper takes the job back; nothing here can lose it."""
+    for wait in (*DATABASE_WAITS, None):
+        connection.close()  # the old connection died with the server; open a new one
+        try:
+            _retry(job, "connection", detail)
+            return
+        except DatabaseError:
+            if wait is None:
+                log.warning("job %s: database still away; the sweeper will take it", job.id)
+                return
+            time.sleep(wait)
 
 
 def _end(job: Job, ended: bool) -> None:

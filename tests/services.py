@@ -7,9 +7,11 @@ stop and restart these freely. Both are removed when the run ends.
 """
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,23 @@ def _url_for(server: object) -> str:
 def redis_server() -> embedded.RedisServer:
     """The run's private Redis, for tests that stop or restart it."""
     return _state["redis"]  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def postgres_stopped() -> Iterator[None]:
+    """The run's private Postgres stopped (every session ended, nothing answering) for
+    the block, then started again on the same socket. Use with transactional tests:
+    the block ends every open transaction."""
+    from django.db import connection  # settings are loaded by the time tests run
+
+    server = _state["postgres"]
+    pgdata = server.pgdata  # type: ignore[attr-defined]
+    embedded.stop_postgres(pgdata)
+    try:
+        yield
+    finally:
+        server.ensure_postgres_running()  # type: ignore[attr-defined]
+        connection.close()  # this thread's connection died with the server
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,0 +1,77 @@
+"""Postgres goes away and comes back: nothing is lost, nothing waits for the sweeper.
+
+These stop the run's real private Postgres (every session ends, as in a restart or a
+failover) and start it again on the same socket.
+"""
+
+import logging
+import time
+from pathlib import Path
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from jobs.models import JobStatus
+from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal
+from tests.factories import make_pdf
+from tests.services import postgres_stopped
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def token_client(user) -> APIClient:
+    """A client that authenticates as a real integrator does, through the database."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def stored_files(settings) -> list[Path]:
+    return [p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file()]
+
+
+def test_an_upload_while_postgres_is_down_answers_503_and_keeps_nothing(alice, settings):
+    client = token_client(alice)
+
+    with postgres_stopped():
+        response = client.post("/api/documents/", {"file": pdf_upload(make_pdf())})
+
+        assert response.status_code == 503
+        assert response.json()["code"] == "database_unavailable"
+        assert int(response["Retry-After"]) > 0
+        assert stored_files(settings) == []
+
+    again = client.post("/api/documents/", {"file": pdf_upload(make_pdf())})
+    assert again.status_code == 202, "the next request after the restart goes through"
+
+
+def test_a_page_while_postgres_is_down_answers_503_not_500(alice, client):
+    client.force_login(alice)
+
+    with postgres_stopped():
+        response = client.get("/")
+
+    assert response.status_code == 503
+    assert "try again" in response.content.decode()
+
+
+def test_a_job_whose_claim_met_no_database_is_redelivered_and_finishes(
+    alice_client, broker, caplog
+):
+    caplog.set_level(logging.INFO, logger="dramatiq")
+    answer = alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf(pages=2))})
+    job_id = answer.json()["results"][0]["job_id"]
+
+    with postgres_stopped(), running_worker(broker):
+        # The worker takes the message and cannot claim the job.
+        eventually(lambda: "Failed to process message" in caplog.text, timeout=30)
+        started = time.monotonic()
+
+    with running_worker(broker):
+        [job] = wait_until_terminal([job_id], timeout=60)
+
+    assert job.status == JobStatus.SUCCEEDED
+    assert job.attempts == 1, "the failed claims never counted as attempts"
+    # Well inside the sweeper's grace period (INGEST_REQUEUE_GRACE_SECONDS, 900 s).
+    assert time.monotonic() - started < 60
