@@ -1,5 +1,7 @@
 """One shape for every API error: {"code", "detail"} (+ "fields" for invalid input)."""
 
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -17,7 +19,21 @@ class Refused(exceptions.APIException):
         self.retry_after = retry_after
 
 
+NOT_FOUND = "Nothing here: the id is unknown or not yours, or the path is no API endpoint."
+
+
+def _as_api_exception(exc: Exception) -> Exception:
+    # DRF answers Django's own 404 and 403 but without a code: give them DRF's (and one
+    # wording that does not say whether an id exists for someone else).
+    if isinstance(exc, Http404):
+        return exceptions.NotFound(NOT_FOUND)
+    if isinstance(exc, PermissionDenied):
+        return exceptions.PermissionDenied(*exc.args)
+    return exc
+
+
 def handle(exc: Exception, context: dict) -> Response | None:
+    exc = _as_api_exception(exc)
     response = exception_handler(exc, context)
     if response is None:
         return None

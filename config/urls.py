@@ -1,8 +1,10 @@
 from django.contrib import admin
-from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
+from config import redoc
+from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
 from documents import pages
 from documents.api import DocumentViewSet
@@ -24,6 +26,15 @@ urlpatterns = [
     path("api/jobs/<uuid:job_id>/", JobDetailView.as_view(), name="job-detail"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api/redoc/", redoc.RedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api/redoc/redoc.standalone.js", redoc.bundle, name="api-redoc-bundle"),
     *router.urls,
+    # Last: any other path under /api/ (an unknown endpoint, or an id that is not a
+    # UUID) answers a JSON 404 with a code, not Django's HTML page. Only paths ending in
+    # "/", so Django still redirects /api/documents to /api/documents/ (APPEND_SLASH).
+    re_path(r"^api/(?:.*/)?$", NoSuchEndpoint.as_view(), name="api-not-found"),
 ]
+
+# Errors Django itself answers (while reading a request, or unhandled): JSON under /api/.
+handler400 = "config.api_fallbacks.bad_request"
+handler500 = "config.api_fallbacks.server_error"

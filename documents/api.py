@@ -63,7 +63,12 @@ class DocumentViewSet(viewsets.GenericViewSet):
         return documents
 
     def get_parsers(self):  # noqa: ANN201
-        if getattr(self, "action", None) in UPLOADS:
+        # DRF asks before it sets self.action: find the action from the method. (Asking
+        # self.action alone let JSON and urlencoded bodies reach the upload actions.)
+        action = getattr(self, "action", None)
+        if action is None and getattr(self, "request", None) is not None:
+            action = self.action_map.get(self.request.method.lower())
+        if action in UPLOADS:
             return [MultiPartParser()]
         return super().get_parsers()
 
@@ -102,6 +107,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         files = request.FILES.getlist("file")
         if not files:
+            _refuse_file_as_text(request)
             raise Refused(
                 status_code=400,
                 code="no_file",
@@ -182,6 +188,8 @@ class DocumentViewSet(viewsets.GenericViewSet):
     def versions(self, request: Request, pk: uuid.UUID) -> Response:
         self.get_object()  # 404 for another owner's document
         files = request.FILES.getlist("file")
+        if not files:
+            _refuse_file_as_text(request)
         if len(files) != 1:
             raise Refused(
                 status_code=400, code="one_file", detail="Send exactly one PDF in the field 'file'."
@@ -199,6 +207,18 @@ class DocumentViewSet(viewsets.GenericViewSet):
         result["version"] = accepted.document.version
         return Response(
             result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
+        )
+
+
+def _refuse_file_as_text(request: Request) -> None:
+    """A `file` field without a file part: curl -F file=report.pdf or -F 'file=<report.pdf'
+    send text (a name, or the bytes as a form value), an easy slip worth its own answer."""
+    if "file" in request.POST:
+        raise Refused(
+            status_code=400,
+            code="file_not_attached",
+            detail="The field 'file' holds text, not a file: send it as a file part "
+            "(curl -F file=@report.pdf).",
         )
 
 

@@ -14,6 +14,7 @@ from documents.serializers import (
     UploadOut,
     UploadResultOut,
 )
+from documents.uploads import NOT_A_PDF
 
 _DOC = "3f0c2a5e-8a41-4c55-a1c9-0d6f5b1e7a10"
 _JOB = "9b1e4c77-2d3a-4f0e-8c51-6a7d2e9f0b34"
@@ -34,10 +35,7 @@ ACCEPTED = OpenApiExample(
             {
                 "filename": "photo.png",
                 "status": "rejected",
-                "error": {
-                    "code": "not_a_pdf",
-                    "detail": "The file is not a PDF (it does not start with %PDF-).",
-                },
+                "error": {"code": NOT_A_PDF.code, "detail": NOT_A_PDF.detail},
             },
         ]
     },

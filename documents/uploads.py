@@ -41,7 +41,11 @@ def too_large() -> Rejection:
 
 
 EMPTY = Rejection("empty", "The file is empty.", 400)
-NOT_A_PDF = Rejection("not_a_pdf", "The file is not a PDF (it does not start with %PDF-).", 415)
+NOT_A_PDF = Rejection(
+    "not_a_pdf",
+    f"The file is not a PDF: no %PDF- header in its first {MAGIC_WINDOW} bytes.",
+    415,
+)
 
 
 def too_many_files() -> Rejection:

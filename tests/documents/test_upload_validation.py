@@ -9,7 +9,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.files.uploadhandler import StopFutureHandlers
 
 from documents.models import Document
-from documents.uploads import GuardedUploadHandler, RejectedFile, RequestTooLarge
+from documents.uploads import (
+    MAGIC_WINDOW,
+    PDF_MAGIC,
+    GuardedUploadHandler,
+    RejectedFile,
+    RequestTooLarge,
+)
 from jobs.models import JobStatus
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import make_pdf
@@ -48,6 +54,25 @@ def test_a_bad_file_alone_is_refused_with_the_reasons_status(
     assert result["error"]["detail"]
     assert not Document.objects.exists()
     assert stored_files() == []
+
+
+def test_not_a_pdf_means_no_pdf_header_in_the_first_kilobyte_as_its_message_says(
+    alice_client, broker
+):
+    junk = b"\r\n junk before the header \r\n" * 100
+    header_ends_the_window = junk[: MAGIC_WINDOW - len(PDF_MAGIC)] + make_pdf()
+    header_one_byte_later = junk[: MAGIC_WINDOW - len(PDF_MAGIC) + 1] + make_pdf()
+
+    accepted = post(alice_client, pdf_upload(header_ends_the_window, "late-header.pdf"))
+    refused = post(alice_client, pdf_upload(header_one_byte_later, "too-late.pdf"))
+
+    assert accepted.status_code == 202
+    assert refused.status_code == 415
+    error = refused.json()["results"][0]["error"]
+    assert error == {
+        "code": "not_a_pdf",
+        "detail": "The file is not a PDF: no %PDF- header in its first 1024 bytes.",
+    }
 
 
 def test_a_file_over_the_limit_is_refused_with_413(alice_client, broker, settings):
@@ -138,6 +163,40 @@ def test_a_request_without_files_says_what_to_send(alice_client, broker):
 
     assert response.status_code == 400
     assert response.json()["code"] == "no_file"
+
+
+@pytest.mark.parametrize("text", ["report.pdf", make_pdf().decode("latin-1")])
+def test_a_file_field_sent_as_text_says_to_attach_it_as_a_file(alice_client, broker, text):
+    # curl -F file=report.pdf and curl -F 'file=<report.pdf' send a text field.
+    response = alice_client.post("/api/documents/", {"file": text}, format="multipart")
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "file_not_attached",
+        "detail": "The field 'file' holds text, not a file: send it as a file part "
+        "(curl -F file=@report.pdf).",
+    }
+    assert not Document.objects.exists()
+
+
+def test_a_new_version_sent_as_text_says_to_attach_it_as_a_file(alice_client, broker):
+    created = post(alice_client, pdf_upload(make_pdf()))
+    document_id = created.json()["results"][0]["document_id"]
+
+    response = alice_client.post(
+        f"/api/documents/{document_id}/versions/", {"file": "v2.pdf"}, format="multipart"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "file_not_attached"
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/pdf"])
+def test_an_upload_that_is_not_multipart_is_refused_with_415(alice_client, broker, content_type):
+    response = alice_client.post("/api/documents/", b"{}", content_type=content_type)
+
+    assert response.status_code == 415
+    assert response.json()["code"] == "unsupported_media_type"
 
 
 # ---------------------------------------------------------------- the handler itself

@@ -1,0 +1,56 @@
+"""JSON answers for the errors Django, not DRF, would give under /api/ as HTML pages.
+
+A path under /api/ that no route matches (a typo, or an id that is not a UUID, which the
+`uuid` converters refuse before any view runs) reaches `NoSuchEndpoint`, the last route;
+400s raised while Django reads a request and unhandled 500s reach `bad_request` and
+`server_error`, the project's handler400 and handler500. Pages outside /api/ keep Django's.
+"""
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+API_PREFIX = "/api/"
+
+
+class NoSuchEndpoint(APIView):
+    """Every method on an unmatched /api/ path: 404 {"code": "not_found"}, for anyone."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    schema = None  # not an endpoint: left out of the OpenAPI schema
+
+    def initial(self, request: Request, *args: object, **kwargs: object) -> None:
+        raise NotFound(
+            f"No API endpoint at {request.path} (ids in paths are UUIDs, as in the "
+            "status_url of an upload). The endpoints are listed at /api/docs/."
+        )
+
+
+def _error(code: str, detail: str, status: int) -> JsonResponse:
+    return JsonResponse({"code": code, "detail": detail}, status=status)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not request.path.startswith(API_PREFIX):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        # Form fields, unlike files, are held in memory: this is nearly always a file
+        # sent as text (curl -F 'file=<report.pdf' instead of -F file=@report.pdf).
+        return _error(
+            "fields_too_large",
+            "The request's form fields (not its files) are larger than allowed: send each "
+            "file as a file part (curl -F file=@report.pdf).",
+            413,
+        )
+    return _error("bad_request", "The request could not be read.", 400)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if not request.path.startswith(API_PREFIX):
+        return defaults.server_error(request)
+    return _error("server_error", "Something failed on our side; it has been logged.", 500)
