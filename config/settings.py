@@ -7,6 +7,7 @@ Every variable is listed in the README's configuration table.
 
 import os
 import secrets
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -95,8 +96,15 @@ TEMPLATES = [
 
 # --------------------------------------------------------------------------- services
 
-DATABASE_URL = env_str("DATABASE_URL") or embedded.postgres_url(DATA_DIR / "pg")
-REDIS_URL = env_str("REDIS_URL") or embedded.redis_url(DATA_DIR / "redis")
+# `manage.py embedded status|stop` look at the embedded services: loading the settings
+# must not start them first (URLs that nothing connects to instead).
+_LOOK_ONLY = sys.argv[1:2] == ["embedded"] and bool({"status", "stop"} & set(sys.argv[2:]))
+DATABASE_URL = env_str("DATABASE_URL") or (
+    "postgresql:///not-started" if _LOOK_ONLY else embedded.postgres_url(DATA_DIR / "pg")
+)
+REDIS_URL = env_str("REDIS_URL") or (
+    "redis://not-started" if _LOOK_ONLY else embedded.redis_url(DATA_DIR / "redis")
+)
 
 DATABASES = {
     "default": dj_database_url.parse(

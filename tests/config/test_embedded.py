@@ -33,8 +33,8 @@ def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them():
     # Not under pytest's basetemp: another pytest run on the machine may prune it.
     tmp_path = Path(tempfile.mkdtemp(prefix="ingest-embedded-"))
     try:
-        first = manage("embedded", "status", data_dir=tmp_path)
-        second = manage("embedded", "status", data_dir=tmp_path)
+        first = manage("embedded", "start", data_dir=tmp_path)
+        second = manage("embedded", "start", data_dir=tmp_path)
 
         assert "(embedded)" in first
         assert first == second, "the second command found the same servers"

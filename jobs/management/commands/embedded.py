@@ -1,4 +1,13 @@
-"""manage.py embedded start|stop|status: the checkout's private Postgres and Redis."""
+"""manage.py embedded start|stop|status: the checkout's private Postgres and Redis.
+
+`status` and `stop` only look: the settings do not start the embedded services for them
+(config/settings.py), so `status` says "stopped" instead of starting what it reports on,
+and `stop` says "not running" instead of starting a server to stop it.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
@@ -7,8 +16,35 @@ from config import embedded
 from config.env import env_str
 
 
+def postgres_status(pgdata: Path) -> str:
+    """The embedded Postgres in pgdata: running (and its URL) or stopped; starts nothing."""
+    running = embedded._running_postmaster(pgdata.resolve())
+    if running is None:
+        return f"stopped (embedded, data in {pgdata})"
+    return f"running, {embedded.socket_url(*running, embedded.DATABASE_NAME)} (embedded)"
+
+
+def redis_status(workdir: Path) -> str:
+    """The embedded Redis in workdir: running (and its URL) or stopped; starts nothing."""
+    port_file = workdir / "port"
+    port = int(port_file.read_text()) if port_file.exists() else 0
+    if not port or not embedded.redis_answers(port):
+        return f"stopped (embedded, data in {workdir})"
+    return f"running, redis://127.0.0.1:{port}/0 (embedded)"
+
+
+def without_password(url: str) -> str:
+    """A configured URL fit to print: its password (if any) replaced by ***."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 class Command(BaseCommand):
     help = "Start, stop or show the embedded Postgres and Redis used when no URL is configured."
+    requires_system_checks: list = []  # no check may need the services it looks at
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=["start", "stop", "status"])
@@ -16,17 +52,23 @@ class Command(BaseCommand):
     def handle(self, *args: object, action: str, **options: object) -> None:
         pgdata, redis_dir = settings.DATA_DIR / "pg", settings.DATA_DIR / "redis"
         if action == "stop":
-            if not env_str("DATABASE_URL"):
-                stopped = embedded.stop_postgres(pgdata)
-                self.stdout.write(f"postgres: {'stopped' if stopped else 'was not running'}")
-            if not env_str("REDIS_URL"):
-                stopped = embedded.stop_redis(redis_dir)
-                self.stdout.write(f"redis: {'stopped' if stopped else 'was not running'}")
+            self._stop(pgdata, redis_dir)
             return
-        # Loading settings already found or started the embedded services.
-        for name, url, configured in [
-            ("postgres", settings.DATABASE_URL, "DATABASE_URL"),
-            ("redis", settings.REDIS_URL, "REDIS_URL"),
+        # For `start`, loading the settings has already found or started the services.
+        self._line("postgres", "DATABASE_URL", lambda: postgres_status(pgdata))
+        self._line("redis", "REDIS_URL", lambda: redis_status(redis_dir))
+
+    def _line(self, name: str, variable: str, embedded_status: Callable[[], str]) -> None:
+        configured = env_str(variable)
+        state = f"{without_password(configured)} (from {variable})" if configured else None
+        self.stdout.write(f"{name}: {state or embedded_status()}")
+
+    def _stop(self, pgdata: Path, redis_dir: Path) -> None:
+        for name, variable, stop, where in [
+            ("postgres", "DATABASE_URL", embedded.stop_postgres, pgdata),
+            ("redis", "REDIS_URL", embedded.stop_redis, redis_dir),
         ]:
-            origin = "from " + configured if env_str(configured) else "embedded"
-            self.stdout.write(f"{name}: {url} ({origin})")
+            if env_str(variable):
+                self.stdout.write(f"{name}: not embedded ({variable} is set), left alone")
+            else:
+                self.stdout.write(f"{name}: {'stopped' if stop(where) else 'not running'}")
