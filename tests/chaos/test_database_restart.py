@@ -12,10 +12,12 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from jobs.models import JobStatus
+from jobs.models import Job, JobStatus
+from search.models import Chunk
+from tests.chaos.conftest import openai_env
 from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_pdf
-from tests.services import postgres_stopped
+from tests.services import postgres_stopped, restart_postgres
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,3 +77,26 @@ def test_a_job_whose_claim_met_no_database_is_redelivered_and_finishes(
     assert job.attempts == 1, "the failed claims never counted as attempts"
     # Well inside the sweeper's grace period (INGEST_REQUEUE_GRACE_SECONDS, 900 s).
     assert time.monotonic() - started < 60
+
+
+def test_a_job_processing_through_a_restart_is_retried_at_once_not_after_its_lease(
+    alice_client, broker, start_worker, slow_openai
+):
+    slow_openai.delay = 2.0  # each embedding call stalls, so the restart lands mid-job
+    # A lease far longer than the test may take: only the fix can finish the job in time.
+    start_worker(**openai_env(slow_openai), INGEST_LEASE_SECONDS="300")
+    answer = alice_client.post(
+        "/api/documents/", {"file": pdf_upload(make_pdf(pages=3, words_per_page=400))}
+    )
+    job_id = answer.json()["results"][0]["job_id"]
+    eventually(lambda: Job.objects.get(id=job_id, status=JobStatus.PROCESSING), timeout=30)
+
+    restart_postgres()
+    slow_openai.delay = 0.0
+
+    [job] = wait_until_terminal([job_id], timeout=60)
+    assert job.status == JobStatus.SUCCEEDED
+    attempts = list(job.attempt_log.values_list("outcome", "error_code"))
+    assert attempts[0][1] == "connection", attempts
+    assert attempts[-1] == ("succeeded", "")
+    assert Chunk.objects.filter(document_id=job.document_id).count() == job.progress_total
