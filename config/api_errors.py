@@ -20,6 +20,10 @@ class Refused(exceptions.APIException):
 
 
 NOT_FOUND = "Nothing here: the id is unknown or not yours, or the path is no API endpoint."
+NOT_AUTHENTICATED = (
+    "No credentials: send the header 'Authorization: Token <key>' (a key from "
+    "`manage.py drf_create_token <user>`), or sign in at / for a session."
+)
 
 
 def _as_api_exception(exc: Exception) -> Exception:
@@ -29,6 +33,8 @@ def _as_api_exception(exc: Exception) -> Exception:
         return exceptions.NotFound(NOT_FOUND)
     if isinstance(exc, PermissionDenied):
         return exceptions.PermissionDenied(*exc.args)
+    if isinstance(exc, exceptions.NotAuthenticated):  # also for "Bearer <key>"
+        exc.detail = exceptions.ErrorDetail(NOT_AUTHENTICATED, code=exc.default_code)
     return exc
 
 

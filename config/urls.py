@@ -29,10 +29,9 @@ urlpatterns = [
     path("api/redoc/", redoc.RedocView.as_view(url_name="schema"), name="api-redoc"),
     path("api/redoc/redoc.standalone.js", redoc.bundle, name="api-redoc-bundle"),
     *router.urls,
-    # Last: any other path under /api/ (an unknown endpoint, or an id that is not a
-    # UUID) answers a JSON 404 with a code, not Django's HTML page. Only paths ending in
-    # "/", so Django still redirects /api/documents to /api/documents/ (APPEND_SLASH).
-    re_path(r"^api/(?:.*/)?$", NoSuchEndpoint.as_view(), name="api-not-found"),
+    # Last: any other path under /api/ (an unknown endpoint, an id that is not a UUID, a
+    # missing final slash) answers JSON with a code, not Django's HTML page or redirect.
+    re_path(r"^api(?:/.*)?$", NoSuchEndpoint.as_view(), name="api-not-found"),
 ]
 
 # Errors Django itself answers (while reading a request, or unhandled): JSON under /api/.

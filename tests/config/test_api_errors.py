@@ -62,11 +62,17 @@ def test_an_unknown_path_is_404_for_any_method_even_anonymous(client, method):
     assert_error(getattr(client, method)("/api/jobs/not-a-uuid/"), 404, "not_found")
 
 
-def test_a_path_without_its_final_slash_is_still_redirected_to_it(alice_client):
-    response = alice_client.get("/api/documents")
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_a_missing_final_slash_answers_308_to_the_endpoint_saying_so(alice_client, method):
+    response = getattr(alice_client, method)("/api/documents?reprocess=true")
 
-    assert response.status_code == 301
-    assert response["Location"] == "/api/documents/"
+    body = assert_error(response, 308, "slash_missing")
+    assert response["Location"] == "/api/documents/?reprocess=true"
+    assert "/api/documents/" in body["detail"]
+
+
+def test_a_missing_final_slash_on_no_endpoint_is_a_plain_404(alice_client):
+    assert_error(alice_client.get("/api/jobs"), 404, "not_found")
 
 
 def test_pages_outside_the_api_keep_djangos_html_404(client):
@@ -76,11 +82,15 @@ def test_pages_outside_the_api_keep_djangos_html_404(client):
     assert response["Content-Type"].startswith("text/html")
 
 
-def test_anonymous_requests_answer_401_not_authenticated(client):
-    response = client.get("/api/documents/")
+@pytest.mark.parametrize("header", [None, "Bearer some-key"])
+def test_requests_without_a_token_answer_401_saying_which_header(client, header):
+    extra = {"HTTP_AUTHORIZATION": header} if header else {}
 
-    assert_error(response, 401, "not_authenticated")
+    response = client.get("/api/documents/", **extra)
+
+    body = assert_error(response, 401, "not_authenticated")
     assert response["WWW-Authenticate"] == "Token"
+    assert "Authorization: Token <key>" in body["detail"]
 
 
 def test_a_wrong_token_answers_401_authentication_failed(client):
