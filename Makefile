@@ -27,11 +27,16 @@ run: $(VENV)/.installed-base
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo
-	@echo "  Serving on http://127.0.0.1:$(PORT)/  (upload page: /, health: /healthz, admin: /admin/, API: /api/)"
+	@echo "  Serving on http://127.0.0.1:$(PORT)/  (upload page: /, API docs: /api/docs/, admin: /admin/, health: /healthz)"
 	@echo "  Live status socket: ws://127.0.0.1:$${WS_PORT:-8001}/ws/status/ (daphne)"
-	@echo "  Create a user:      $(PY) manage.py createsuperuser"
-	@echo "  Get an API token:   $(PY) manage.py drf_create_token <username>"
-	@echo "  Upload:             curl -H 'Authorization: Token <token>' -F file=@some.pdf http://127.0.0.1:$(PORT)/api/documents/"
+	@echo
+	@echo "  In a second shell, here (README.md, 'Two commands', shows the answers):"
+	@echo "    DJANGO_SUPERUSER_PASSWORD=change-me $(PY) manage.py createsuperuser --noinput --username alice --email alice@example.com"
+	@echo "    TOKEN=\$$($(PY) manage.py drf_create_token alice | cut -d' ' -f3)"
+	@echo "    curl -H \"Authorization: Token \$$TOKEN\" -F file=@tests/corpus/py-pdf__sample-files/004-pdflatex-4-pages/pdflatex-4-pages.pdf http://127.0.0.1:$(PORT)/api/documents/"
+	@echo "    curl -H \"Authorization: Token \$$TOKEN\" <status_url from that answer>   # until succeeded, failed or cancelled"
+	@echo
+	@echo "  Stop: Ctrl-C here stops the servers; then 'make stop-services' stops Postgres and Redis."
 	@echo
 	PORT=$(PORT) $(PY) -m config.procfile web ws worker sweeper
 
