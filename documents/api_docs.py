@@ -95,7 +95,9 @@ upload = extend_schema(
             UploadOut, "At least one file was accepted (Location: the first job)."
         ),
         400: OpenApiResponse(
-            UploadOut, "Nothing accepted: empty files, no file, or too many files."
+            UploadOut,
+            "Nothing accepted: empty files, no file, a `file` field holding text instead of a "
+            "file part (`file_not_attached`), or too many files.",
         ),
         413: OpenApiResponse(
             UploadOut, "Nothing accepted: a file (or the request) is over the size limit."
