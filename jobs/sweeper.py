@@ -4,9 +4,11 @@ The database is the record; the queue only delivers. Whatever the queue lost (a 
 Redis, a failed send, a retry held in a dead worker's memory) the sweeper finds here.
 """
 
+import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+import dramatiq
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -15,6 +17,8 @@ from django.utils import timezone
 from jobs import services
 from jobs.models import Job, JobStatus
 from jobs.queue import send_job
+
+log = logging.getLogger(__name__)
 
 # A job created this recently may still be on its way: its on-commit send has not run.
 UNSENT_GRACE_SECONDS = 10
@@ -38,7 +42,9 @@ def requeue_stuck(
     - processing jobs whose lease expired go back to `queued` (their attempt is recorded
       as lost) and are sent, or end `crashed` when they are out of attempts;
     - queued jobs never sent, or due more than `older_than` seconds ago (default
-      INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again.
+      INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again;
+    - so are due queued jobs sent before the broker's Redis last started: their message
+      may have gone with it, and waiting out the grace period would stall them.
     """
     grace = settings.INGEST_REQUEUE_GRACE_SECONDS if older_than is None else older_than
     report = SweepReport()
@@ -51,7 +57,7 @@ def requeue_stuck(
                 requeued = services.requeue_stale(job=job)
                 (report.reclaimed if requeued else report.crashed).append(job.id)
     with transaction.atomic():
-        waiting = _pick(_waiting(grace), limit)
+        waiting = _pick(_waiting(grace, broker_started_at()), limit)
         if dry_run:
             report.resent = [job.id for job in waiting]
             return report
@@ -73,7 +79,25 @@ def _pick(condition: Q, limit: int) -> list[Job]:
     )
 
 
-def _waiting(grace: float) -> Q:
+def broker_started_at() -> datetime | None:
+    """When the broker's Redis last started (from its uptime), or None when it does not
+    answer. A restart without persistence loses every message, and even an append-only
+    file may lose the last second's."""
+    client = getattr(dramatiq.get_broker(), "client", None)
+    for _ in range(2):  # the first call after a restart may meet a dead pooled connection
+        try:
+            uptime = client.info("server")["uptime_in_seconds"]  # type: ignore[union-attr]
+        except Exception:
+            log.info("the broker does not say when it started", exc_info=True)
+            continue
+        # Redis counts whole seconds from a start time in whole seconds, so the start
+        # may be up to a second later than this says: take the latest it can be (a
+        # duplicate message is harmless, a lost one is not).
+        return timezone.now() - timedelta(seconds=uptime - 1)
+    return None
+
+
+def _waiting(grace: float, broker_started: datetime | None) -> Q:
     now = timezone.now()
     queued = Q(status=JobStatus.QUEUED)
     never_sent = Q(
@@ -83,4 +107,10 @@ def _waiting(grace: float) -> Q:
     overdue = Q(enqueued_at__lt=now - timedelta(seconds=grace)) & (
         Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lt=now - timedelta(seconds=grace))
     )
-    return queued & (never_sent | overdue)
+    waiting = never_sent | overdue
+    if broker_started is not None:
+        # Sent to a Redis that has restarted since, and due: sent again at once. Once
+        # stamped by this sweep, they wait for the grace period like any other.
+        due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+        waiting |= Q(enqueued_at__lt=broker_started) & due
+    return queued & waiting

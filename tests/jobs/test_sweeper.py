@@ -1,6 +1,7 @@
 """requeue_stuck: recovers what the queue lost, takes back dead workers' jobs, and never
 sends a job a live worker holds."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -9,9 +10,10 @@ from django.utils import timezone
 
 from jobs import services
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
-from jobs.sweeper import requeue_stuck
-from tests.conftest import at_once, pdf_upload, running_worker, wait_until_terminal
+from jobs.sweeper import broker_started_at, requeue_stuck
+from tests.conftest import at_once, eventually, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
+from tests.services import redis_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,6 +59,8 @@ def test_a_job_a_live_worker_holds_is_never_sent(alice, broker):
 
 
 def test_a_recently_sent_job_is_left_alone(alice, broker):
+    # Sent to a Redis up for longer than its uptime's rounding: certainly not lost with it.
+    eventually(lambda: broker_started_at() < timezone.now() - timedelta(seconds=1), timeout=5)
     make_document(alice)
     Job.objects.update(enqueued_at=timezone.now())
 
@@ -111,3 +115,28 @@ def test_the_command_dry_run_changes_nothing(alice, broker, capsys):
     assert f"would take back {job.id}" in capsys.readouterr().out
     assert Job.objects.get(id=job.id).status == JobStatus.PROCESSING
     assert messages(broker) == 0
+
+
+def test_jobs_sent_before_redis_restarted_are_sent_again_at_once(alice_client, broker):
+    redis = redis_server()  # no persistence: a restart forgets every message
+    before = upload_job(alice_client, seed=1)
+    redis.stop()
+    redis.start()
+    # Redis counts its uptime in whole seconds, and the sweeper rounds towards re-sending
+    # (a duplicate is harmless, a lost message is not): leave it no doubt.
+    time.sleep(2.5)
+    after = upload_job(alice_client, seed=2)
+
+    report = requeue_stuck()  # default grace (900 s): only the restart explains a re-send
+
+    assert [str(job_id) for job_id in report.resent] == [before]
+    assert messages(broker) == 2
+    with running_worker(broker):
+        finished = wait_until_terminal([before, after])
+    assert {job.status for job in finished} == {JobStatus.SUCCEEDED}
+    assert requeue_stuck().resent == [], "sent once, then it waits like any other job"
+
+
+def upload_job(client, seed: int) -> str:
+    answer = client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=seed))})
+    return answer.json()["results"][0]["job_id"]
