@@ -64,7 +64,7 @@ def read_pdf(fp: BinaryIO, *, max_pages: int) -> list[str]:
     propagates: bounding memory and time is the sandbox's job.
     """
     if PDF_MARK not in fp.read(HEAD_BYTES):
-        raise NotAPdf("This file is not a PDF (it does not start with %PDF-).")
+        raise NotAPdf("This file is not a PDF: no %PDF header in its first 1024 bytes.")
     fp.seek(0)
     with _DamageLog() as damage, _pdfminer_errors():
         document = PDFDocument(PDFParser(fp))
