@@ -1,32 +1,13 @@
 """The embedded default: with nothing configured, manage.py finds or starts the services."""
 
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from config import embedded
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def manage(*args: str, data_dir: Path) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env["INGEST_DATA_DIR"] = str(data_dir)
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+from tests.config.commands import manage
 
 
 def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them():

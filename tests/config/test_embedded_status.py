@@ -1,9 +1,6 @@
 """`manage.py embedded status` and `stop` look at the embedded services and start nothing."""
 
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,24 +8,7 @@ from pathlib import Path
 import pytest
 
 from config import embedded
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def manage(*args: str, data_dir: Path, **urls: str) -> str:
-    """manage.py in a subprocess, on data_dir, with only the service URLs given here."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(urls, INGEST_DATA_DIR=str(data_dir))
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+from tests.config.commands import manage
 
 
 @pytest.fixture
