@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install services stop-services constraints bench chaos browser
+.PHONY: run test lint format install services stop-services constraints bench chaos browser loadtest
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,9 +53,19 @@ browser:
 	$$sudo apt-get update && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 
-## make test: the whole suite on private Postgres + Redis that the tests start themselves.
+## make test: a short load test (60 users, the same faults), then the whole suite on private
+## Postgres + Redis that the tests start themselves. pytest runs last whatever the load
+## test says (its closing line is the suite's verdict); either failing fails the target.
 test: $(VENV)/.installed-dev browser
-	$(PY) -m pytest $(PYTEST_ARGS)
+	@status=0; $(MAKE) --no-print-directory loadtest LOADTEST_USERS=60 || status=$$?; \
+	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
+
+## make loadtest: N users upload real PDFs at once to a private stack while a worker is
+## killed, Redis and Postgres restart and the provider says 429; PASS/FAIL per criterion
+## and a report in var/loadtest/<time>/report.html (README "Load test").
+LOADTEST_USERS ?= 500
+loadtest: $(VENV)/.installed-dev
+	$(PY) -m bench.loadtest --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
 
 ## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
 chaos: $(VENV)/.installed-dev
