@@ -123,9 +123,11 @@ def burst(users: int, files: list[CorpusFile], seed: int = 9) -> list[Upload]:
     return uploads
 
 
-def small_upload(files: list[CorpusFile], number: int) -> Upload:
-    """A one-page upload for the clients that keep pushing after the burst."""
-    small = [f for f in files if f.pages == 1 and f.bytes < 100_000]
-    source = small[number % len(small)]
+def pushed_upload(files: list[CorpusFile], number: int) -> Upload:
+    """An upload for the clients that keep pushing after the burst: the burst's mix of
+    files under 50 pages in turn, so the backlog they keep full is of the same work."""
+    mix = sorted((f for f in files if f.pages < LONG_PAGES), key=lambda f: f.name)
+    random.Random(1).shuffle(mix)
+    source = mix[number % len(mix)]
     body = with_comment(source.path.read_bytes(), nonce())
-    return Upload(source.name, kind_by_size(len(body)), 1, body)
+    return Upload(source.name, kind_by_size(len(body)), source.pages, body)

@@ -18,6 +18,7 @@ FAULT_STYLE = {  # colour and label of each fault's band on the timelines
     "postgres": ("#8c564b", "Postgres restarted"),
     "429": ("#ff7f0e", "provider 429"),
 }
+SHORT = {"kill": "kill", "redis": "Redis", "postgres": "Postgres", "429": "429"}
 CLASSES = [SMALL, MEDIUM, LARGE, PADDED, LONG]
 plt.rcParams.update(
     {"font.size": 10, "svg.fonttype": "none", "axes.spines.top": False, "axes.spines.right": False}
@@ -37,6 +38,18 @@ def _mark_faults(axes: plt.Axes, faults: list[dict], t0: float, marks: dict, lab
         colour, name = FAULT_STYLE[fault["name"]]
         start, end = fault["start"] - t0, max(fault["end"] - t0, fault["start"] - t0 + 1.5)
         axes.axvspan(start, end, color=colour, alpha=0.25, lw=0, label=name if label else None)
+        if label:  # a word on the band itself, so the chart reads without the legend
+            axes.annotate(
+                SHORT[fault["name"]],
+                xy=(start, 1),
+                xycoords=("data", "axes fraction"),
+                xytext=(2, -2),
+                textcoords="offset points",
+                fontsize=8,
+                va="top",
+                color=colour,
+                fontweight="bold",
+            )
     axes.axvline(
         marks["last_upload"] - t0,
         color="0.3",
@@ -72,8 +85,15 @@ def timeline(
     _mark_faults(top, faults, t0, marks, label=True)
     lines = top.get_legend_handles_labels()
     more = age.get_legend_handles_labels()
-    top.legend(lines[0] + more[0], lines[1] + more[1], loc="upper right", fontsize=8, ncol=2)
-    top.set_title("Queue depth and oldest queued age, with the faults")
+    top.legend(
+        lines[0] + more[0],
+        lines[1] + more[1],
+        loc="lower left",
+        fontsize=8,
+        ncol=4,
+        bbox_to_anchor=(0, 1.02),
+        frameon=False,
+    )
     width = 5.0
     end = max(t[-1] if t else 0, max((f - t0 for f in finished), default=0)) + width
     bins = [k * width for k in range(int(end // width) + 2)]
@@ -84,8 +104,7 @@ def timeline(
     _mark_faults(bottom, faults, t0, marks, label=False)
     bottom.set_ylabel(f"per {width:.0f} s")
     bottom.set_xlabel("seconds since the burst")
-    bottom.legend(loc="upper right", fontsize=8)
-    bottom.set_title("Throughput")
+    bottom.legend(loc="lower left", fontsize=8, ncol=2, bbox_to_anchor=(0, 1.0), frameon=False)
     figure.tight_layout()
     return figure
 

@@ -156,7 +156,8 @@ def _facts(data: dict) -> str:
     wall = marks.get("end", marks["last_upload"]) - data["started"]
     return (
         f"<p>{p['users']} users, one API token and one real PDF each, released together; "
-        f"then {p['pushers']} clients uploading one-page PDFs once a second each until "
+        f"then {p['pushers']} clients uploading once a second each (the same files, under "
+        "50 pages) until "
         f"{p['settle']:.0f} s after the last fault. {accepted} uploads accepted of "
         f"{len(answers)}. Backlog limit {p['users'] + p['backlog_extra']} jobs; "
         f"{p['workers']} worker processes x {p['threads']} threads; lease {p['lease']} s; "
@@ -168,8 +169,7 @@ def _facts(data: dict) -> str:
     )
 
 
-def render(data: dict) -> str:
-    fig = _figures(data)
+def render(data: dict, fig: dict[str, str]) -> str:
     passed = data["passed"]
     failed = sum(1 for c in data["criteria"] if not c["passed"])
     total = len(data["criteria"])
@@ -199,8 +199,11 @@ in logs/.</p></body></html>"""
 def write_report(outcome: Outcome, out: Path) -> Path:
     data = _plain(outcome)
     (out / "results.json").write_text(json.dumps(data, indent=1, default=str))
+    fig = _figures(data)
     page = out / "report.html"
-    page.write_text(render(data))
+    page.write_text(render(data, fig))
+    # The key figure alone, for BENCHMARKS.md (docs/loadtest/).
+    (out / "timeline.svg").write_text(fig["timeline"])
     return page
 
 

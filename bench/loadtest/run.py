@@ -85,7 +85,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     took = outcome.marks["burst_end"] - outcome.marks["burst"]
     say(f"burst answered in {took:.1f} s, {accepted} accepted")
     pushers = client.Pushers(
-        stack.web_port, tokens, lambda n: payloads.small_upload(files, n), params.pushers
+        stack.web_port, tokens, lambda n: payloads.pushed_upload(files, n), params.pushers
     ).start()
     injector = FaultInjector(env, stack, database_url)
     outcome.faults = injector.faults

@@ -15,7 +15,7 @@ class Params:
     threads: int  # threads per worker process
     lease: int  # INGEST_LEASE_SECONDS
     sweep_every: float  # requeue_stuck --loop
-    grace: int  # INGEST_REQUEUE_GRACE_SECONDS
+    grace: int  # INGEST_REQUEUE_GRACE_SECONDS (the service's default)
     gap: float  # seconds between faults (the first comes this long after the burst)
     window_429: float  # seconds the provider answers 429
     settle: float  # seconds of pushing after the last fault (the drain rate is measured there)
@@ -60,7 +60,7 @@ def parse(argv: list[str] | None = None) -> Params:
     parser.add_argument("--grace", type=int, default=900, help="INGEST_REQUEUE_GRACE_SECONDS")
     parser.add_argument("--gap", type=float, help="seconds between faults (15; 8)")
     parser.add_argument("--window-429", type=float, default=20.0)
-    parser.add_argument("--settle", type=float, help="pushing after the last fault (45 s; 20 s)")
+    parser.add_argument("--settle", type=float, help="pushing after the last fault (60 s; 30 s)")
     parser.add_argument("--drain-timeout", type=float, help="(900 s; 300 s)")
     parser.add_argument("--pushers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=9)
@@ -79,7 +79,7 @@ def parse(argv: list[str] | None = None) -> Params:
         grace=args.grace,
         gap=pick(args.gap, 15, 8),
         window_429=args.window_429,
-        settle=pick(args.settle, 45, 20),
+        settle=pick(args.settle, 60, 30),
         drain_timeout=pick(args.drain_timeout, 900, 300),
         pushers=args.pushers,
         backlog_extra=max(10, args.users // 20),
