@@ -173,9 +173,9 @@ def burst(port: int, tokens: list[str], uploads: list[Upload]) -> list[Answer]:
 
 
 class Pushers:
-    """A few clients that keep uploading after the burst, one upload a second each, with
-    the users' tokens in turn: they meet the backlog limit (503) and go on through the
-    faults, so every answer of the accept path under each fault is on record."""
+    """A few clients that keep uploading after the burst with the users' tokens in turn:
+    straight on until the backlog limit answers 503, then once a second each, through the
+    faults, so the backlog stays full and every answer of the accept path is on record."""
 
     def __init__(
         self,
@@ -210,7 +210,10 @@ class Pushers:
             answer = upload(self.port, token, self.make_upload(number), "push")
             with self._lock:
                 self.answers.append(answer)
-            self._stop.wait(1.0)
+            # Straight on while accepted, so the backlog reaches its limit and stays there;
+            # once refused, once a second (not Retry-After: every refusal is the record).
+            if not answer.accepted:
+                self._stop.wait(1.0)
 
     def stop(self) -> list[Answer]:
         self._stop.set()

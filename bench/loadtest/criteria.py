@@ -183,29 +183,23 @@ def drain(samples: list[Sample], last_upload: float, window: float) -> tuple[Cri
 
 
 def no_stall(
-    final: Final,
-    samples: list[Sample],
-    retry_due: dict,
-    capacity: int,
-    faults: list[Fault],
-    end: float,
+    final: Final, retry_due: dict, capacity: int, faults: list[Fault], end: float
 ) -> tuple[Criterion, list[dict]]:
-    found = stalls(final, samples, retry_due, capacity, end)
+    """No attempt claimed more than STALL_LIMIT after the queue had reached it (stalls.py);
+    one worker pool's threads of slack for prefetch and reordering."""
+    found = stalls(final, retry_due, capacity, end)
     worst = found[0] if found else None
     notes = []
-    for stall in found[:5]:
-        if stall["stall"] <= STALL_LIMIT:
-            break
-        fault = max(
-            (f for f in faults if f.start <= stall["due"]), key=lambda f: f.start, default=None
-        )
-        after = f"after the {fault.name} fault" if fault else "before any fault"
+    for stall in (s for s in found[:5] if s["stall"] > STALL_LIMIT):
+        began = max(stall["due"], stall["reached"])
+        fault = max((f for f in faults if f.start <= began), key=lambda f: f.start, default=None)
+        after = f"the last fault before it: {fault.name}" if fault else "before any fault"
         notes.append(
-            f"job {stall['job'][:8]} attempt {stall['number']}: {stall['stall']:.0f} s, due {after}"
+            f"job {stall['job'][:8]} attempt {stall['number']}: {stall['stall']:.0f} s, {after}"
         )
     figure = (
-        f"longest wait past due while the queue had passed it or a worker was free: "
-        f"{worst['stall']:.1f} s (job {worst['job'][:8]}, attempt {worst['number']}); "
+        f"longest wait after the queue had reached it: {worst['stall']:.1f} s (job "
+        f"{worst['job'][:8]}, attempt {worst['number']}, waited {worst['wait']:.0f} s in all); "
         f"{sum(1 for s in found if s['stall'] > 10)} attempts over 10 s"
         if worst
         else "no attempt"

@@ -33,6 +33,13 @@ def svg(figure: plt.Figure) -> str:
     return text[text.index("<svg") :]
 
 
+def png(figure: plt.Figure) -> bytes:
+    """The figure as PNG (for a file beside the report); the figure stays open."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return buffer.getvalue()
+
+
 def _mark_faults(axes: plt.Axes, faults: list[dict], t0: float, marks: dict, label: bool) -> None:
     for fault in faults:
         colour, name = FAULT_STYLE[fault["name"]]

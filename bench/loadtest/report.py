@@ -126,7 +126,7 @@ def _faults_table(data: dict) -> str:
     return _table(["fault", "at", "lasted", "what"], rows, right={1, 2})
 
 
-def _figures(data: dict) -> dict[str, str]:
+def _figures(data: dict) -> dict:
     burst = [a for a in data["answers"] if a["phase"] == "burst" and 200 <= a["status"] < 300]
     jobs = {j["id"]: j for j in data["jobs"]}
     accepted = {a["job_id"]: a for a in data["answers"] if a.get("job_id")}
@@ -137,12 +137,12 @@ def _figures(data: dict) -> dict[str, str]:
             phase = "burst" if answer["phase"] == "burst" else "after the burst"
             ready[phase].append(job["finished"] - job["created"])
     finished = [j["finished"] for j in data["jobs"] if j["finished"]]
+    timeline = plots.timeline(
+        data["samples"], data["faults"], data["marks"], finished, data["answers"]
+    )
     return {
-        "timeline": plots.svg(
-            plots.timeline(
-                data["samples"], data["faults"], data["marks"], finished, data["answers"]
-            )
-        ),
+        "timeline.png": plots.png(timeline),  # before svg(), which closes the figure
+        "timeline": plots.svg(timeline),
         "ack": plots.svg(plots.ack_by_class(burst)),
         "ready": plots.svg(plots.ready_cdf(ready)),
         "attempts": plots.svg(plots.attempts([j["attempts"] for j in data["jobs"]])),
@@ -169,7 +169,7 @@ def _facts(data: dict) -> str:
     )
 
 
-def render(data: dict, fig: dict[str, str]) -> str:
+def render(data: dict, fig: dict) -> str:
     passed = data["passed"]
     failed = sum(1 for c in data["criteria"] if not c["passed"])
     total = len(data["criteria"])
@@ -203,7 +203,7 @@ def write_report(outcome: Outcome, out: Path) -> Path:
     page = out / "report.html"
     page.write_text(render(data, fig))
     # The key figure alone, for BENCHMARKS.md (docs/loadtest/).
-    (out / "timeline.svg").write_text(fig["timeline"])
+    (out / "timeline.png").write_bytes(fig["timeline.png"])
     return page
 
 

@@ -160,7 +160,7 @@ def _judge(outcome: Outcome, capacity: int) -> None:
         sampler.samples, outcome.marks["last_upload"], params.settle
     )
     stall, outcome.stalls = criteria.no_stall(
-        final, sampler.samples, sampler.retry_due, capacity, outcome.faults, outcome.marks["end"]
+        final, sampler.retry_due, capacity, outcome.faults, outcome.marks["end"]
     )
     outcome.results = [
         criteria.ack_like_for_like(burst),

@@ -1,58 +1,31 @@
 """How long each attempt waited past its due time for no reason the queue explains.
 
-A job waits in a backlog by design: the jobs ahead of it go first. It is *stalled* while
-it is due and not claimed although (a) a job of its lane that became due after it was
-already claimed (the queue went past it: its message is missing or stuck), or (b) a
-worker thread was free (nothing held the workers back, yet it was not taken).
+A job waits in a backlog by design: the jobs ahead of it go first. So an attempt's stall
+is how long it was claimed after the queue had reached it: after every attempt of its lane
+due before it was claimed, except the last `tolerance` of them (a worker thread's worth
+of prefetch and small reorderings: a message sent again after a Redis restart, a worker
+busy with a long document holding one it prefetched). A message lost while its job
+stayed queued shows as a stall that lasts until the sweeper sends it again; so does a
+job that was never claimed (it counts until the end of the run).
 
 Due is when the job was queued for its first attempt; for a retry, the `next_attempt_at`
-the sampler saw for it (else when the attempt before it ended, which counts a retry's
-back-off as waiting: it can only overstate a stall).
+the sampler saw for it (else when the attempt before it ended, as after a lost attempt,
+when the sweeper took the job back).
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
+import heapq
 
 from bench.loadtest.collect import Final
-from bench.loadtest.sampler import Sample
-
-
-def _idle_clock(samples: list[Sample], capacity: int) -> tuple[list[float], list[float]]:
-    """Sample times and, at each, the seconds so far during which a worker thread was free."""
-    times = [s.t for s in samples]
-    idle = [0.0]
-    for before, after in itertools.pairwise(samples):
-        free = before.processing < capacity
-        idle.append(idle[-1] + (after.t - before.t if free else 0.0))
-    return times, idle
-
-
-def _idle_between(clock: tuple[list[float], list[float]], start: float, end: float) -> float:
-    times, idle = clock
-    if end <= start or not times:
-        return 0.0
-
-    def at(t: float) -> float:
-        k = bisect.bisect_right(times, t) - 1
-        if k < 0:
-            return 0.0
-        if k + 1 >= len(times):
-            return idle[-1]
-        share = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
-        return idle[k] + share * (idle[k + 1] - idle[k])
-
-    return at(end) - at(start)
 
 
 def _attempt_dues(final: Final, retry_due: dict) -> list[dict]:
     """(job, attempt, lane, due, claimed) for every attempt, and for jobs still waiting."""
     rows = []
     for job in final.jobs.values():
-        attempts = final.attempts.get(job.id, [])
         previous_end = None
-        for attempt in attempts:
+        for attempt in final.attempts.get(job.id, []):
             if attempt.number == 1:
                 due = job.created
             else:
@@ -75,25 +48,27 @@ def _attempt_dues(final: Final, retry_due: dict) -> list[dict]:
     return rows
 
 
-def stalls(
-    final: Final, samples: list[Sample], retry_due: dict, capacity: int, end: float
-) -> list[dict]:
+def _reached(ours: list[dict], tolerance: int, end: float) -> None:
+    """Set each row's `reached`: when all but `tolerance` of the rows due before it were
+    claimed (rows sorted by due)."""
+    latest: list[float] = []  # min-heap of the tolerance + 1 latest claims so far
+    for row in ours:
+        row["reached"] = latest[0] if len(latest) > tolerance else row["due"]
+        claimed = row["claimed"] if row["claimed"] is not None else end
+        if len(latest) <= tolerance:
+            heapq.heappush(latest, claimed)
+        elif claimed > latest[0]:
+            heapq.heapreplace(latest, claimed)
+
+
+def stalls(final: Final, retry_due: dict, tolerance: int, end: float) -> list[dict]:
     """Every attempt's stall in seconds, longest first."""
-    clock = _idle_clock(samples, capacity)
     rows = _attempt_dues(final, retry_due)
     for lane in {row["lane"] for row in rows}:
         ours = sorted((r for r in rows if r["lane"] == lane), key=lambda r: r["due"])
-        # The earliest claim among the attempts due after each one: when the queue passed it.
-        passed_at = float("inf")
-        for k in range(len(ours) - 1, -1, -1):
-            row = ours[k]
-            row["passed_at"] = passed_at
-            if row["claimed"] is not None:
-                passed_at = min(passed_at, row["claimed"])
+        _reached(ours, tolerance, end)
     for row in rows:
         claimed = row["claimed"] if row["claimed"] is not None else end
-        overtaken = max(0.0, claimed - max(row["due"], row["passed_at"]))
-        idle = _idle_between(clock, row["due"], min(claimed, row["passed_at"]))
-        row["stall"] = overtaken + max(0.0, idle)
+        row["stall"] = max(0.0, claimed - max(row["due"], row["reached"]))
         row["wait"] = max(0.0, claimed - row["due"])
     return sorted(rows, key=lambda r: r["stall"], reverse=True)
