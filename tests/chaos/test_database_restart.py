@@ -5,18 +5,22 @@ failover) and start it again on the same socket.
 """
 
 import logging
+import subprocess
+import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from jobs.models import Job, JobStatus
 from search.models import Chunk
-from tests.chaos.conftest import openai_env
+from tests.chaos.conftest import ROOT, openai_env
 from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal
-from tests.factories import make_pdf
+from tests.factories import make_document, make_pdf
 from tests.services import postgres_stopped, restart_postgres
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -100,3 +104,26 @@ def test_a_job_processing_through_a_restart_is_retried_at_once_not_after_its_lea
     assert attempts[0][1] == "connection", attempts
     assert attempts[-1] == ("succeeded", "")
     assert Chunk.objects.filter(document_id=job.document_id).count() == job.progress_total
+
+
+def test_a_looping_sweeper_outlives_a_restart_and_sweeps_after_it(alice, worker_env, tmp_path):
+    log = tmp_path / "sweeper.log"
+    with open(log, "wb") as output:
+        sweeper = subprocess.Popen(
+            [sys.executable, "manage.py", "requeue_stuck", "--loop", "0.2"],
+            cwd=ROOT,
+            env=worker_env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        with postgres_stopped():
+            eventually(lambda: "database unavailable" in log.read_text(), timeout=30)
+        job = make_document(alice).current_job  # never sent: the sweeper's to send
+        Job.objects.filter(id=job.id).update(queued_at=timezone.now() - timedelta(minutes=1))
+
+        eventually(lambda: Job.objects.get(id=job.id).enqueued_at is not None, timeout=30)
+        assert sweeper.poll() is None, log.read_text()
+    finally:
+        sweeper.terminate()
+        sweeper.wait(10)

@@ -3,6 +3,7 @@
 import time
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import DatabaseError, connection
 
 from jobs.sweeper import SweepReport, requeue_stuck
 
@@ -31,10 +32,17 @@ class Command(BaseCommand):
         self, *args: object, older_than: float | None, dry_run: bool, loop: float, **options: object
     ) -> None:
         self.looping = bool(loop)
-        while True:
+        if not loop:
             self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
-            if not loop:
-                return
+            return
+        while True:
+            try:
+                self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
+            except DatabaseError as exc:
+                # A restart or failover: the next pass reconnects. Exiting would leave
+                # recovery to whatever supervises this process, if anything does.
+                self.stderr.write(f"sweep skipped, database unavailable: {exc}".strip())
+                connection.close()
             time.sleep(loop)
 
     def _report(self, report: SweepReport, dry_run: bool) -> None:
