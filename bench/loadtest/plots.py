@@ -41,14 +41,15 @@ def png(figure: plt.Figure) -> bytes:
 
 
 def _mark_faults(axes: plt.Axes, faults: list[dict], t0: float, marks: dict, label: bool) -> None:
-    for fault in faults:
+    for number, fault in enumerate(faults):
         colour, name = FAULT_STYLE[fault["name"]]
         start, end = fault["start"] - t0, max(fault["end"] - t0, fault["start"] - t0 + 1.5)
         axes.axvspan(start, end, color=colour, alpha=0.25, lw=0, label=name if label else None)
         if label:  # a word on the band itself, so the chart reads without the legend
+            height = 1 - 0.07 * (number % 2)  # alternate heights: close bands stay legible
             axes.annotate(
                 SHORT[fault["name"]],
-                xy=(start, 1),
+                xy=(start, height),
                 xycoords=("data", "axes fraction"),
                 xytext=(2, -2),
                 textcoords="offset points",
@@ -107,7 +108,14 @@ def timeline(
     done = [f - t0 for f in finished]
     bottom.hist(done, bins=bins, color="#2ca02c", alpha=0.8, label="jobs finished")
     refused = [a["start"] - t0 for a in answers if a["status"] in (429, 503)]
-    bottom.hist(refused, bins=bins, color="#d62728", alpha=0.5, label="uploads refused (503/429)")
+    bottom.hist(
+        refused,
+        bins=bins,
+        color="#d62728",
+        histtype="step",
+        lw=1.6,
+        label="uploads refused (503/429)",
+    )
     _mark_faults(bottom, faults, t0, marks, label=False)
     bottom.set_ylabel(f"per {width:.0f} s")
     bottom.set_xlabel("seconds since the burst")

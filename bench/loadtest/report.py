@@ -204,7 +204,22 @@ def write_report(outcome: Outcome, out: Path) -> Path:
     page.write_text(render(data, fig))
     # The key figure alone, for BENCHMARKS.md (docs/loadtest/).
     (out / "timeline.png").write_bytes(fig["timeline.png"])
+    (out / "summary.md").write_text(markdown(data))
     return page
+
+
+def markdown(data: dict) -> str:
+    """The criteria and the acknowledgement by class as markdown (for BENCHMARKS.md)."""
+    lines = ["| | criterion | measured | limit |", "|---|---|---|---|"]
+    for c in data["criteria"]:
+        word = "PASS" if c["passed"] else "**FAIL**"
+        lines.append(f"| {word} | {c['name']} | {c['figure']} | {c['limit']} |")
+    lines += ["", "| burst upload class | n | p50 ms | p95 ms | p99 ms | max ms |"]
+    lines.append("|---|---|---|---|---|---|")
+    burst = [a for a in data["answers"] if a["phase"] == "burst" and 200 <= a["status"] < 300]
+    for kind, *values in ack_rows(burst):
+        lines.append(f"| {kind} | " + " | ".join(f"{v:.0f}" for v in values) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def summary_lines(outcome: Outcome) -> list[str]:
