@@ -9,13 +9,11 @@ from bench.loadtest.client import Answer
 from bench.loadtest.collect import Final
 from bench.loadtest.faults import Fault
 from bench.loadtest.payloads import LONG, PADDED
-from bench.loadtest.sampler import Sample
 from bench.loadtest.stalls import stalls
 from bench.report import percentile
 
 TERMINAL = {"succeeded", "failed", "cancelled"}
 ACK_RATIO_LIMIT = 1.5
-DRAIN_TOLERANCE = 0.25
 STALL_LIMIT = 60.0
 
 
@@ -153,33 +151,6 @@ def killed_jobs_back(faults: list[Fault], final: Final, lease: float) -> Criteri
         # Taken back, a job is sent again behind whatever is queued by then.
         "claimed again includes the wait behind the queue" if max(again) > limit else "",
     )
-
-
-def drain(samples: list[Sample], last_upload: float, window: float) -> tuple[Criterion, dict]:
-    """After the last upload, the queue empties in the time its measured rate predicts."""
-    before = [s for s in samples if last_upload - window <= s.t <= last_upload]
-    at = min(samples, key=lambda s: abs(s.t - last_upload)) if samples else None
-    empty = next((s for s in samples if s.t >= last_upload and s.queued == 0), None)
-    if at is None or len(before) < 2 or empty is None:
-        figure = "not measured (no samples around the last upload, or the queue never emptied)"
-        return Criterion("The queue drains as predicted", figure, "±25 %", False), {}
-    rate = (before[-1].finished - before[0].finished) / (before[-1].t - before[0].t)
-    predicted = at.queued / rate if rate > 0 else math.inf
-    actual = empty.t - last_upload
-    error = (actual - predicted) / predicted if predicted not in (0, math.inf) else math.inf
-    figures = dict(queued=at.queued, rate=rate, predicted=predicted, actual=actual, error=error)
-    # Judged one way: a queue that empties later than predicted left something behind or
-    # slowed down; one that empties sooner only means the prediction was cautious (noted).
-    note = "sooner than predicted by more than 25 %" if error < -DRAIN_TOLERANCE else ""
-    return Criterion(
-        "After the last upload the queue drains as predicted",
-        f"{at.queued} queued at the last upload, {rate:.2f} jobs/s over the {window:.0f} s "
-        f"before it: predicted {predicted:.0f} s, oldest queued age back to 0 after "
-        f"{actual:.0f} s ({error:+.0%})",
-        f"<= predicted + {DRAIN_TOLERANCE:.0%}",
-        error <= DRAIN_TOLERANCE,
-        note,
-    ), figures
 
 
 def no_stall(

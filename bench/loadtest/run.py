@@ -13,6 +13,7 @@ import psycopg
 
 from bench.loadtest import client, criteria, payloads
 from bench.loadtest.collect import Final, read_final
+from bench.loadtest.drain import drain as drain_criterion
 from bench.loadtest.faults import Fault, FaultInjector
 from bench.loadtest.sampler import Sampler
 from bench.loadtest.scenario import Params
@@ -156,8 +157,8 @@ def _judge(outcome: Outcome, capacity: int) -> None:
     assert final is not None
     assert sampler is not None
     burst = [a for a in outcome.answers if a.phase == "burst"]
-    drain, outcome.drain = criteria.drain(
-        sampler.samples, outcome.marks["last_upload"], params.settle
+    drain, outcome.drain = drain_criterion(
+        sampler.samples, final, outcome.answers, outcome.marks["last_upload"], params.settle
     )
     stall, outcome.stalls = criteria.no_stall(
         final, sampler.retry_due, capacity, outcome.faults, outcome.marks["end"]
