@@ -156,8 +156,8 @@ def _facts(data: dict) -> str:
     wall = marks.get("end", marks["last_upload"]) - data["started"]
     return (
         f"<p>{p['users']} users, one API token and one real PDF each, released together; "
-        f"then {p['pushers']} clients uploading once a second each (the same files, under "
-        "50 pages) until "
+        f"then {p['pushers']} clients uploading the same files (under 50 pages) straight on "
+        "while accepted and once a second after a refusal, until "
         f"{p['settle']:.0f} s after the last fault. {accepted} uploads accepted of "
         f"{len(answers)}. Backlog limit {p['users'] + p['backlog_extra']} jobs; "
         f"{p['workers']} worker processes x {p['threads']} threads; lease {p['lease']} s; "

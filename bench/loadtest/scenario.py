@@ -82,6 +82,7 @@ def parse(argv: list[str] | None = None) -> Params:
         settle=pick(args.settle, 60, 30),
         drain_timeout=pick(args.drain_timeout, 900, 300),
         pushers=args.pushers,
-        backlog_extra=max(10, args.users // 20),
+        # Room for a queue long enough to time its drain, even in a short run.
+        backlog_extra=max(60, args.users // 20),
         seed=args.seed,
     )
