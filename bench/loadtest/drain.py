@@ -5,9 +5,10 @@ Documents differ a hundredfold in work (a one-page letter against a 117-page the
 documents retried after the 429 window all end up at its back). The prediction counts
 work instead: each document weighs what reading it took when the corpus was built (the
 manifest's `seconds`) plus a fixed cost per job (the sandbox's start, embedding,
-storing). The rate is the work finished per second in the clean window before the last
-upload (after the last fault); the prediction is the work queued at the last upload over
-that rate. Jobs per second are reported beside it.
+storing). The rate is the work the attempts did per second in the window before the
+last upload (after the last fault), each attempt's work spread over its duration; the
+prediction is the work left at the last upload (queued, and the rest of what was being
+processed) over that rate. Jobs per second are reported beside it.
 """
 
 from __future__ import annotations
@@ -51,24 +52,34 @@ def drain(
     title = "After the last upload the queue drains as predicted"
     limit = f"<= predicted + {TOLERANCE:.0%}"
     costs = _costs(answers)
-    done = [
-        job
-        for job in final.jobs.values()
-        if job.finished is not None and last_upload - window < job.finished <= last_upload
-    ]
+    start = last_upload - window
+    work_done, in_progress, finished = 0.0, 0.0, 0
+    for attempts in final.attempts.values():
+        for attempt in attempts:
+            end = attempt.finished if attempt.finished is not None else last_upload
+            if end <= start or attempt.started >= last_upload or end <= attempt.started:
+                continue
+            # An attempt's work is spread over its duration: a long document half done at
+            # the end of the window counts for half, a retry's re-reading counts too.
+            overlap = min(end, last_upload) - max(attempt.started, start)
+            cost = costs.get(attempt.job, PER_JOB_SECONDS)
+            work_done += cost * overlap / (end - attempt.started)
+            if end > last_upload:  # in progress at the last upload: what it had left
+                in_progress += cost * (end - last_upload) / (end - attempt.started)
+            finished += attempt.outcome == "succeeded" and start < end <= last_upload
     queued = _queued_at(final, last_upload)
     empty = next((s for s in samples if s.t >= last_upload and s.queued == 0), None)
-    if not done or empty is None:
+    if not work_done or empty is None:
         figure = (
             "not measured (nothing finished before the last upload, or the queue never emptied)"
         )
         return Criterion(title, figure, limit, False), {}
-    rate = sum(costs.get(job.id, PER_JOB_SECONDS) for job in done) / window
-    work = sum(costs.get(job_id, PER_JOB_SECONDS) for job_id in queued)
+    rate = work_done / window
+    work = sum(costs.get(job_id, PER_JOB_SECONDS) for job_id in queued) + in_progress
     predicted = work / rate
     actual = empty.t - last_upload
     error = (actual - predicted) / predicted if predicted > 0 else math.inf
-    jobs_rate = len(done) / window
+    jobs_rate = finished / window
     figures = dict(
         queued=len(queued),
         work=work,
@@ -84,7 +95,7 @@ def drain(
     return Criterion(
         title,
         f"{len(queued)} queued at the last upload ({work:.0f} s of work); in the {window:.0f} s "
-        f"before it {rate:.2f} s of work per s ({jobs_rate:.2f} jobs/s) were finished: "
+        f"before it the workers did {rate:.2f} s of work per s (finished {jobs_rate:.2f} jobs/s): "
         f"predicted {predicted:.0f} s, oldest queued age back to 0 after {actual:.0f} s "
         f"({error:+.0%})",
         limit,

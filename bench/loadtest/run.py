@@ -57,12 +57,14 @@ def run(params: Params, out: Path) -> Outcome:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         say("stopping the stack")
-        if outcome.sampler is not None:
-            outcome.sampler.stop()
-        env.stop_processes()
-        if env.logs.exists():
-            shutil.copytree(env.logs, out / "logs", dirs_exist_ok=True)
-        env.stop()
+        try:
+            if outcome.sampler is not None:
+                outcome.sampler.stop()
+            env.stop_processes()
+            if env.logs.exists():
+                shutil.copytree(env.logs, out / "logs", dirs_exist_ok=True)
+        finally:
+            env.stop()  # whatever failed above: nothing of the run may outlive it
     return outcome
 
 
