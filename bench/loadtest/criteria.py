@@ -163,8 +163,10 @@ def no_stall(
     notes = []
     for stall in (s for s in found[:5] if s["stall"] > STALL_LIMIT):
         began = max(stall["due"], stall["reached"])
-        fault = max((f for f in faults if f.start <= began), key=lambda f: f.start, default=None)
-        after = f"the last fault before it: {fault.name}" if fault else "before any fault"
+        # The fault nearest to when the stall began (a claim cut by a restart begins
+        # its stall a moment before the restart is on record).
+        fault = min(faults, key=lambda f: abs(f.start - began), default=None)
+        after = f"began {began - fault.start:+.0f} s from the {fault.name} fault" if fault else ""
         notes.append(
             f"job {stall['job'][:8]} attempt {stall['number']}: {stall['stall']:.0f} s, {after}"
         )
