@@ -163,10 +163,11 @@ def no_stall(
     notes = []
     for stall in (s for s in found[:5] if s["stall"] > STALL_LIMIT):
         began = max(stall["due"], stall["reached"])
-        # The fault nearest to when the stall began (a claim cut by a restart begins
-        # its stall a moment before the restart is on record).
-        fault = min(faults, key=lambda f: abs(f.start - began), default=None)
-        after = f"began {began - fault.start:+.0f} s from the {fault.name} fault" if fault else ""
+        # The faults it waited through: the cause is among them (a claim cut by a restart
+        # starts its stall a moment before the restart is on record, hence the margin).
+        claimed = stall["claimed"] if stall["claimed"] is not None else end
+        during = [f.name for f in faults if began - 10 < f.start < claimed]
+        after = f"waited through: {', '.join(during)}" if during else "no fault while it waited"
         notes.append(
             f"job {stall['job'][:8]} attempt {stall['number']}: {stall['stall']:.0f} s, {after}"
         )
