@@ -7,12 +7,12 @@ import uuid
 
 import dramatiq
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection
 from dramatiq.common import current_millis
 from dramatiq.middleware import CurrentMessage
 
 from jobs import processing, services
 from jobs.models import Job, Lane
+from jobs.reconnect import UNREACHABLE, when_database_answers
 
 
 def worker_name() -> str:
@@ -29,15 +29,12 @@ def _message_age_seconds() -> float:
 def handle(job_id: str) -> None:
     """What every lane's actor does with a job id.
 
-    Raises only when the database cannot be reached before the job is claimed: the
-    message then comes back after a short delay (see `database_was_away`), instead of
-    being consumed while the job stays queued for the sweeper's long grace period.
+    A claim that meets no database waits for it first, holding the message and so the
+    job's place in the queue (a restart takes a second or two). Only if it stays away
+    does this raise: the message then comes back after a delay (`database_was_away`)
+    instead of being consumed while the job waits for the sweeper's grace period.
     """
-    try:
-        job = _claim(uuid.UUID(job_id))
-    except (OperationalError, InterfaceError):
-        connection.close()  # a dead connection would fail the redelivery too
-        raise
+    job = when_database_answers(lambda: _claim(uuid.UUID(job_id)))
     if job is not None:
         processing.run(job)
 
@@ -58,9 +55,7 @@ DATABASE_REDELIVERIES = 20
 
 def database_was_away(retries: int, exception: BaseException) -> bool:
     """Dramatiq's `retry_when`: redeliver a message whose claim met no database."""
-    return isinstance(exception, OperationalError | InterfaceError) and (
-        retries < DATABASE_REDELIVERIES
-    )
+    return isinstance(exception, UNREACHABLE) and retries < DATABASE_REDELIVERIES
 
 
 _OPTIONS = {

@@ -9,7 +9,6 @@ import contextlib
 import itertools
 import logging
 import tempfile
-import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from documents.models import Document
 from jobs import notify, services
 from jobs.lease import LeaseKeeper
 from jobs.models import Job, JobStatus
+from jobs.reconnect import UNREACHABLE, when_database_answers
 from search.pipeline.classify import classify_text
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
@@ -75,24 +75,15 @@ def _retry(job: Job, code: str, detail: str, retry_after: float | None = None) -
         notify.job_changed(job, status=status)
 
 
-# Seconds between tries to record a retry after the database went away mid-attempt.
-DATABASE_WAITS = (0.5, 1, 2, 4, 8)
-
-
 def _retry_when_database_answers(job: Job, detail: str) -> None:
     """Put the job back for a retry once the database answers again (a restart takes a
-    second or two). If it stays away past DATABASE_WAITS, the lease expires and the
-    sweeper takes the job back; nothing here can lose it."""
-    for wait in (*DATABASE_WAITS, None):
-        connection.close()  # the old connection died with the server; open a new one
-        try:
-            _retry(job, "connection", detail)
-            return
-        except DatabaseError:
-            if wait is None:
-                log.warning("job %s: database still away; the sweeper will take it", job.id)
-                return
-            time.sleep(wait)
+    second or two). If it stays away, the lease expires and the sweeper takes the job
+    back; nothing here can lose it."""
+    connection.close()  # the old connection may have died with the server
+    try:
+        when_database_answers(lambda: _retry(job, "connection", detail))
+    except UNREACHABLE:
+        log.warning("job %s: database still away; the sweeper will take it", job.id)
 
 
 def _end(job: Job, ended: bool) -> None:

@@ -62,7 +62,24 @@ def test_a_page_while_postgres_is_down_answers_503_not_500(alice, client):
     assert "try again" in response.content.decode()
 
 
-def test_a_job_whose_claim_met_no_database_is_redelivered_and_finishes(
+def test_a_claim_that_meets_no_database_waits_for_it_and_keeps_its_message(
+    alice_client, broker, caplog
+):
+    caplog.set_level(logging.INFO)
+    answer = alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf(pages=2))})
+    job_id = answer.json()["results"][0]["job_id"]
+
+    with running_worker(broker):
+        with postgres_stopped():
+            eventually(lambda: "database unreachable, trying again" in caplog.text, timeout=30)
+        [job] = wait_until_terminal([job_id], timeout=60)
+
+    assert job.status == JobStatus.SUCCEEDED
+    assert job.attempts == 1
+    assert "Retrying message" not in caplog.text, "claimed in place, not sent to the back"
+
+
+def test_a_job_whose_claim_met_no_database_for_long_is_redelivered_and_finishes(
     alice_client, broker, caplog
 ):
     caplog.set_level(logging.INFO, logger="dramatiq")
@@ -70,8 +87,8 @@ def test_a_job_whose_claim_met_no_database_is_redelivered_and_finishes(
     job_id = answer.json()["results"][0]["job_id"]
 
     with postgres_stopped(), running_worker(broker):
-        # The worker takes the message and cannot claim the job.
-        eventually(lambda: "Failed to process message" in caplog.text, timeout=30)
+        # The worker takes the message and, the database staying away, gives it back.
+        eventually(lambda: "Failed to process message" in caplog.text, timeout=60)
         started = time.monotonic()
 
     with running_worker(broker):
