@@ -66,13 +66,25 @@ _OPTIONS = {
     "max_backoff": 15_000,
 }
 
-process_fast_job = dramatiq.actor(
-    handle, actor_name="process_fast_job", queue_name=Lane.FAST.value, **_OPTIONS
-)
-process_batch_job = dramatiq.actor(
-    handle, actor_name="process_batch_job", queue_name=Lane.BATCH.value, **_OPTIONS
-)
+# Jobs that already waited their turn once (taken back from a dead worker, retried after
+# a transient error, re-sent after the broker lost them) come back on their lane's
+# resume queue. Redis queues are first in, first out: without it they would wait behind
+# the whole backlog a second time. Workers take the held message with the lowest
+# priority number first, so a resumed job starts as soon as a thread is free.
+NEW, RESUMED = 10, 0
 
 
-def actor_for(lane: Lane) -> dramatiq.Actor:
-    return process_fast_job if lane == Lane.FAST else process_batch_job
+def _actor(name: str, queue: str, priority: int) -> dramatiq.Actor:
+    return dramatiq.actor(handle, actor_name=name, queue_name=queue, priority=priority, **_OPTIONS)
+
+
+process_fast_job = _actor("process_fast_job", Lane.FAST.value, NEW)
+process_batch_job = _actor("process_batch_job", Lane.BATCH.value, NEW)
+resume_fast_job = _actor("resume_fast_job", f"{Lane.FAST.value}-resume", RESUMED)
+resume_batch_job = _actor("resume_batch_job", f"{Lane.BATCH.value}-resume", RESUMED)
+
+
+def actor_for(lane: Lane, *, resumed: bool = False) -> dramatiq.Actor:
+    if lane == Lane.FAST:
+        return resume_fast_job if resumed else process_fast_job
+    return resume_batch_job if resumed else process_batch_job

@@ -11,31 +11,43 @@ from jobs.models import Job, JobStatus, Lane
 log = logging.getLogger(__name__)
 
 
-def send_job_on_commit(job: Job, *, delay_seconds: float = 0, stamped: bool = False) -> None:
+def send_job_on_commit(
+    job: Job, *, delay_seconds: float = 0, stamped: bool = False, resumed: bool = False
+) -> None:
     """Send the job's id once the surrounding transaction commits.
 
     Call inside the transaction that created or re-queued the job. If the broker is
     down the job stays `queued` without `enqueued_at`; the sweeper sends it later.
+    `resumed`: the job already waited its turn once (see `send_job`).
     """
     job_id, lane = job.id, job.lane
     transaction.on_commit(
-        lambda: send_job(job_id, lane=lane, delay_seconds=delay_seconds, stamped=stamped)
+        lambda: send_job(
+            job_id, lane=lane, delay_seconds=delay_seconds, stamped=stamped, resumed=resumed
+        )
     )
 
 
 def send_job(
-    job_id: uuid.UUID, *, lane: str, delay_seconds: float = 0, stamped: bool = False
+    job_id: uuid.UUID,
+    *,
+    lane: str,
+    delay_seconds: float = 0,
+    stamped: bool = False,
+    resumed: bool = False,
 ) -> bool:
     """Send now (to the lane's queue, after `delay_seconds`) and record `enqueued_at`.
     Returns False when the broker failed, leaving `enqueued_at` empty for the sweeper.
 
     `stamped`: the job was inserted with `enqueued_at` already set, which saves the
-    upload path an UPDATE; only a failure needs a write then.
+    upload path an UPDATE; only a failure needs a write then. `resumed`: the job already
+    waited its turn once (a retry, a job taken back from a dead worker): it goes to the
+    lane's resume queue, which workers serve first, not to the back of the backlog.
     """
     from jobs.actors import actor_for  # the actors import the services, which import this
 
     try:
-        actor_for(Lane(lane)).send_with_options(
+        actor_for(Lane(lane), resumed=resumed).send_with_options(
             args=(str(job_id),), delay=int(delay_seconds * 1000) or None
         )
     except Exception:

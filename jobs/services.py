@@ -211,7 +211,7 @@ def requeue_stale(*, job: Job) -> bool:
     )
     if requeued:
         _close_open_attempts(job)
-        send_job_on_commit(job)
+        send_job_on_commit(job, resumed=True)
         notify.job_changed(job, status=JobStatus.QUEUED)
     return requeued == 1
 
@@ -342,7 +342,7 @@ def retry_or_fail(
         if not updated:
             return "lost"
         _finish_attempt(job, AttemptOutcome.RETRY, code, detail, tb)
-        send_job_on_commit(job, delay_seconds=delay)
+        send_job_on_commit(job, delay_seconds=delay, resumed=True)
     return "retry"
 
 

@@ -64,7 +64,7 @@ def requeue_stuck(
         # Stamped now, so a concurrent sweeper skips them once this commits.
         Job.objects.filter(id__in=[job.id for job in waiting]).update(enqueued_at=timezone.now())
     for job in waiting:
-        sent = send_job(job.id, lane=job.lane)
+        sent = send_job(job.id, lane=job.lane, resumed=True)  # it has waited its turn
         (report.resent if sent else report.failed_to_send).append(job.id)
     if report.failed_to_send:
         Job.objects.filter(id__in=report.failed_to_send).update(enqueued_at=None)

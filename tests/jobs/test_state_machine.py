@@ -87,7 +87,8 @@ def test_a_transient_error_requeues_with_backoff_and_a_delayed_message(job, brok
     assert job.error_code == "provider_unavailable"
     delay = (job.next_attempt_at - before).total_seconds()
     assert 2 <= delay <= 4.5, "attempt 1: between half and all of the 4 s base"
-    assert broker.client.hlen(f"dramatiq:{job.lane}.DQ.msgs") == 1, "a delayed message waits"
+    # A delayed message waits, for the lane's resume queue: the job has had its turn.
+    assert broker.client.hlen(f"dramatiq:{job.lane}-resume.DQ.msgs") == 1
     assert JobAttempt.objects.get(job=job).outcome == AttemptOutcome.RETRY
 
 

@@ -19,7 +19,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def messages(broker) -> int:
-    return sum(broker.client.hlen(f"dramatiq:{lane}.msgs") for lane in ("fast", "batch"))
+    """Messages waiting in every queue of the two lanes (new and resumed)."""
+    queues = ("fast", "batch", "fast-resume", "batch-resume")
+    return sum(broker.client.hlen(f"dramatiq:{queue}.msgs") for queue in queues)
 
 
 def age(**fields) -> None:
@@ -140,3 +142,21 @@ def test_jobs_sent_before_redis_restarted_are_sent_again_at_once(alice_client, b
 def upload_job(client, seed: int) -> str:
     answer = client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=seed))})
     return answer.json()["results"][0]["job_id"]
+
+
+def test_a_dead_workers_job_is_served_before_the_backlog_it_already_waited_behind(
+    alice_client, broker
+):
+    taken_back = Job.objects.get(id=upload_job(alice_client, seed=10))
+    broker.flush_all()  # its message was taken by the worker that then died
+    services.claim_job(job_id=taken_back.id, worker="killed")
+    age(heartbeat_at=True)
+    backlog = [upload_job(alice_client, seed=i) for i in range(6)]
+    assert requeue_stuck().reclaimed == [taken_back.id]  # sent after the whole backlog
+
+    with running_worker(broker, threads=1):
+        wait_until_terminal([*backlog, str(taken_back.id)])
+
+    order = list(Job.objects.order_by("finished_at").values_list("id", flat=True))
+    # The one thread may have taken a backlog job before the resumed one reached it.
+    assert taken_back.id in order[:2], f"finished {order.index(taken_back.id) + 1}th of 7"
