@@ -64,7 +64,8 @@ def requeue_stuck(
         # Stamped now, so a concurrent sweeper skips them once this commits.
         Job.objects.filter(id__in=[job.id for job in waiting]).update(enqueued_at=timezone.now())
     for job in waiting:
-        sent = send_job(job.id, lane=job.lane, resumed=True)  # it has waited its turn
+        # A job that has had an attempt already waited its turn: it goes before the backlog.
+        sent = send_job(job.id, lane=job.lane, resumed=job.attempts > 0)
         (report.resent if sent else report.failed_to_send).append(job.id)
     if report.failed_to_send:
         Job.objects.filter(id__in=report.failed_to_send).update(enqueued_at=None)

@@ -146,10 +146,9 @@ def killed_jobs_back(faults: list[Fault], final: Final, lease: float) -> Criteri
         f"{len(kill.jobs)} jobs held; kill to taken back (lease expired) max {taken:.0f} s; "
         f"kill to claimed again by a worker max {max(again):.0f} s; "
         f"{len(kill.jobs) - len(unfinished)} of {len(kill.jobs)} succeeded",
-        f"taken back <= {limit:.0f} s (2 x lease)",
-        taken <= limit and not unfinished,
-        # Taken back, a job is sent again behind whatever is queued by then.
-        "claimed again includes the wait behind the queue" if max(again) > limit else "",
+        # Taken back, a job goes to its lane's resume queue, served before the backlog.
+        f"claimed again <= {limit:.0f} s (2 x lease)",
+        max(again) <= limit and not unfinished,
     )
 
 
