@@ -105,7 +105,8 @@ class Run:
     errors: list[str] = field(default_factory=list)  # first few connection errors
 
 
-def _read_answer(sock: socket.socket) -> tuple[int, bytes]:
+def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers (lower-case names) and body of one HTTP/1.1 answer."""
     buffer = b""
     while b"\r\n\r\n" not in buffer:
         chunk = sock.recv(65536)
@@ -113,21 +114,21 @@ def _read_answer(sock: socket.socket) -> tuple[int, bytes]:
             raise ConnectionError("connection closed before the response headers")
         buffer += chunk
     head, _, body = buffer.partition(b"\r\n\r\n")
-    lines = head.split(b"\r\n")
-    status = int(lines[0].split(b" ", 2)[1])
-    length = None
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = {}
     for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while length is None or len(body) < length:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length", -1))
+    while length < 0 or len(body) < length:
         chunk = sock.recv(65536)
         if not chunk:
-            if length is None:
+            if length < 0:
                 break
             raise ConnectionError("connection closed inside the response body")
         body += chunk
-    return status, body
+    return status, headers, body
 
 
 def upload(port: int, request: Request, client: int, errors: list[str]) -> Sample:
@@ -139,7 +140,7 @@ def upload(port: int, request: Request, client: int, errors: list[str]) -> Sampl
             # The server may answer (e.g. 4xx) before it has read the whole body.
             with contextlib.suppress(OSError):
                 request.send(sock, client)
-            status, body = _read_answer(sock)
+            status, _, body = read_response(sock)
     except (OSError, ValueError, IndexError) as exc:
         if len(errors) < 5:
             errors.append(f"{type(exc).__name__}: {exc}")

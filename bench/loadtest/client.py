@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from bench.load import read_response
 from bench.loadtest.payloads import Upload
 
 TIMEOUT = 120.0  # seconds per socket operation: a stuck request is a timeout, never a hang
@@ -63,31 +64,6 @@ def _request(port: int, token: str, upload: Upload) -> bytes:
     return head + part + upload.body + closing
 
 
-def _read(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    buffer = b""
-    while b"\r\n\r\n" not in buffer:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("connection closed before the response headers")
-        buffer += chunk
-    head, _, body = buffer.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    headers = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers.get("content-length", -1))
-    while length < 0 or len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            if length < 0:
-                break
-            raise ConnectionError("connection closed inside the response body")
-        body += chunk
-    return status, headers, body
-
-
 def upload(port: int, token: str, item: Upload, phase: str) -> Answer:
     """One upload on a new connection; never raises."""
     answer = Answer(phase, item.kind, item.source, item.bytes, item.pages, time.time(), 0.0)
@@ -98,7 +74,7 @@ def upload(port: int, token: str, item: Upload, phase: str) -> Answer:
             # The server may refuse before reading the whole body: read its answer anyway.
             with contextlib.suppress(OSError):
                 sock.sendall(_request(port, token, item))
-            status, headers, body = _read(sock)
+            status, headers, body = read_response(sock)
     except (OSError, ValueError, IndexError) as exc:
         answer.seconds = time.perf_counter() - began
         answer.error = f"{type(exc).__name__}: {exc}"[:300]
@@ -139,7 +115,7 @@ def warm_up(port: int, tokens: list[str], clients: int = 16, rounds: int = 3) ->
                 f"GET /api/documents/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                 f"Authorization: Token {token}\r\nConnection: close\r\n\r\n".encode()
             )
-            _read(sock)
+            read_response(sock)
 
     for _ in range(rounds):
         threads = [
