@@ -53,9 +53,10 @@ browser:
 	$$sudo apt-get update && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 
-## make test: a short load test (make loadtest LOADTEST_USERS=60: the same faults), then the whole suite on private
-## Postgres + Redis that the tests start themselves. pytest runs last whatever the load
-## test says (its closing line is the suite's verdict); either failing fails the target.
+## make test: a short load test (as make loadtest LOADTEST_USERS=60: the same faults), then
+## the whole suite on private Postgres + Redis that the tests start themselves. pytest runs
+## last whatever the load test says (its closing line is the suite's verdict); either
+## failing fails the target.
 test: $(VENV)/.installed-dev browser
 	@status=0; $(PY) -m bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
