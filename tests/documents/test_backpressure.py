@@ -118,3 +118,21 @@ def test_uploads_past_the_throttle_rate_get_429(alice_client, settings):
     assert [a.status_code for a in answers] == [202, 202, 429]
     assert answers[2].json()["code"] == "throttled"
     assert int(answers[2]["Retry-After"]) > 0
+
+
+def test_uploads_admitted_since_the_snapshot_count_towards_the_backlog_limit(
+    alice_client, bob, settings
+):
+    settings.INGEST_MAX_BACKLOG = 5
+    settings.INGEST_MAX_INFLIGHT_PER_USER = 100
+    queued_jobs(bob, 3)
+
+    answers = [
+        alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=i))}).status_code
+        for i in range(4)
+    ]
+
+    # The snapshot (3 in flight) is not read again within the second: the two this
+    # process admitted fill the backlog, and the next upload is refused, not a fourth.
+    assert answers == [202, 202, 503, 503]
+    assert Job.objects.count() == 5
