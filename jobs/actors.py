@@ -11,7 +11,8 @@ from dramatiq.common import current_millis
 from dramatiq.middleware import CurrentMessage
 
 from jobs import processing, services
-from jobs.models import Job, Lane
+from jobs.lanes import ROUTES
+from jobs.models import Job
 from jobs.reconnect import UNREACHABLE, when_database_answers
 
 
@@ -74,17 +75,14 @@ _OPTIONS = {
 NEW, RESUMED = 10, 0
 
 
-def _actor(name: str, queue: str, priority: int) -> dramatiq.Actor:
+def _actor(lane: str, *, resumed: bool) -> dramatiq.Actor:
+    # Names from jobs/lanes.py, which jobs/queue.py sends to without importing this module.
+    name, queue = ROUTES[(lane, resumed)]
+    priority = RESUMED if resumed else NEW
     return dramatiq.actor(handle, actor_name=name, queue_name=queue, priority=priority, **_OPTIONS)
 
 
-process_fast_job = _actor("process_fast_job", Lane.FAST.value, NEW)
-process_batch_job = _actor("process_batch_job", Lane.BATCH.value, NEW)
-resume_fast_job = _actor("resume_fast_job", f"{Lane.FAST.value}-resume", RESUMED)
-resume_batch_job = _actor("resume_batch_job", f"{Lane.BATCH.value}-resume", RESUMED)
-
-
-def actor_for(lane: Lane, *, resumed: bool = False) -> dramatiq.Actor:
-    if lane == Lane.FAST:
-        return resume_fast_job if resumed else process_fast_job
-    return resume_batch_job if resumed else process_batch_job
+process_fast_job = _actor("fast", resumed=False)
+process_batch_job = _actor("batch", resumed=False)
+resume_fast_job = _actor("fast", resumed=True)
+resume_batch_job = _actor("batch", resumed=True)

@@ -3,10 +3,12 @@
 import logging
 import uuid
 
+import dramatiq
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.models import Job, JobStatus, Lane
+from jobs.lanes import route
+from jobs.models import Job, JobStatus
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +46,8 @@ def send_job(
     waited its turn once (a retry, a job taken back from a dead worker): it goes to the
     lane's resume queue, which workers serve first, not to the back of the backlog.
     """
-    from jobs.actors import actor_for  # the actors import the services, which import this
-
     try:
-        actor_for(Lane(lane), resumed=resumed).send_with_options(
-            args=(str(job_id),), delay=int(delay_seconds * 1000) or None
-        )
+        _send(str(job_id), lane=lane, resumed=resumed, delay_ms=int(delay_seconds * 1000) or None)
     except Exception:
         log.warning(
             "could not send job %s to the broker; the sweeper will retry", job_id, exc_info=True
@@ -60,3 +58,17 @@ def send_job(
     if not stamped:
         Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(enqueued_at=timezone.now())
     return True
+
+
+def _send(job_id: str, *, lane: str, resumed: bool, delay_ms: int | None) -> None:
+    """What the actor's `send_with_options(args=(job_id,), delay=...)` does, by name.
+
+    The message is built as Dramatiq's `Actor.message_with_options` builds it and
+    enqueued on the configured broker, which adds the `eta` of a delayed message itself,
+    so a web process never imports jobs.actors (see jobs/lanes.py).
+    """
+    actor_name, queue_name = route(lane, resumed=resumed)
+    message = dramatiq.Message(
+        queue_name=queue_name, actor_name=actor_name, args=(job_id,), kwargs={}, options={}
+    )
+    dramatiq.get_broker().enqueue(message, delay=delay_ms)
