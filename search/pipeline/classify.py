@@ -1,21 +1,14 @@
 """Decide from extracted text alone whether a document has a text layer worth indexing."""
 
-import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from search.pipeline.errors import NoText
-
-if TYPE_CHECKING:
-    from search.pipeline.extract import Page
+from search.pipeline.page import UNMAPPED_GLYPH, Page
 
 # About one line of printed text, in non-space characters.
 LINE = 50
 
 NO_TEXT_DETAIL = "No text layer: it looks scanned; OCR is not enabled."
-
-# pdfminer's stand-in for a glyph it cannot map to a character: not text anyone can search.
-UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
 
 
 def nonspace(text: str) -> int:
@@ -28,7 +21,7 @@ def is_scant(texts: Sequence[str]) -> bool:
     return sum(nonspace(text) for text in texts) < LINE * len(texts)
 
 
-def classify_text(pages: "Sequence[Page]") -> None:
+def classify_text(pages: Sequence[Page]) -> None:
     """Raise NoText when `pages` (raw or cleaned) carry no text layer worth indexing.
 
     Two rules, both about what a scan looks like once its text is extracted:

@@ -3,8 +3,8 @@
 import re
 import unicodedata
 
-# pdfminer's stand-in for a glyph it could not map to a character: nothing to search.
-_UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
+from search.pipeline.page import UNMAPPED_GLYPH
+
 _HYPHENATED = re.compile(r"(\w)-\n\s*(\w)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
@@ -17,7 +17,7 @@ def clean_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub("", text)
-    text = _UNMAPPED_GLYPH.sub("", text)
+    text = UNMAPPED_GLYPH.sub("", text)
     text = _HYPHENATED.sub(r"\1\2", text)
     text = _SPACES.sub(" ", text)
     text = _BLANK_LINES.sub("\n\n", text)

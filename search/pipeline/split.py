@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from search.pipeline.extract import Page
+from search.pipeline.page import Page
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@ import pytest
 
 from search.pipeline.classify import classify_text
 from search.pipeline.errors import NoText
-from search.pipeline.extract import Page
+from search.pipeline.page import Page
 
 PROSE = "The quick brown fox jumps over the lazy dog, again and again. " * 20
 

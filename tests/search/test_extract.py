@@ -1,17 +1,31 @@
 """The reading rules, in this process through extract_pages (test_sandbox covers the child)."""
 
 import io
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
 from search.pipeline.clean import clean_text
 from search.pipeline.errors import Corrupt, Encrypted, NotAPdf
-from search.pipeline.extract import extract_pages
+from search.pipeline.page import Page
+from search.pipeline.reader import read_pdf
 from tests.factories import CORPUS, make_pdf
 
 PDFMINER = CORPUS / "pdfminer__pdfminer.six/samples"
 QPDF = CORPUS / "qpdf__qpdf/qpdf/qtest/qpdf"
+
+# Enough for any test document: nothing here applies INGEST_MAX_PAGES.
+UNBOUNDED_PAGES = 1_000_000
+
+
+def extract_pages(fp: BinaryIO) -> Iterator[Page]:
+    """Each page's raw text, read in this process with no bound on time or memory: the
+    same rules and errors as extract_document, less Timeout, TooComplex and
+    extractor_crashed."""
+    texts = read_pdf(fp, max_pages=UNBOUNDED_PAGES)
+    yield from (Page(number, text) for number, text in enumerate(texts, start=1))
 
 
 def read(path: Path) -> list[str]:

@@ -1,7 +1,6 @@
 """extract_document reads in a child process: hostile files cost the worker nothing."""
 
 import contextlib
-import io
 import os
 import resource
 import signal
@@ -14,7 +13,7 @@ import pytest
 
 from search.pipeline.clean import clean_text
 from search.pipeline.errors import Corrupt, Timeout, TooComplex, TooManyPages, TransientError
-from search.pipeline.extract import extract_document, extract_file
+from search.pipeline.extract import extract_document
 from search.pipeline.sandbox import CHILD_MODULE
 from tests.factories import CORPUS, make_pdf
 from tests.search.handmade import deflate_bomb, pdf_with_content
@@ -46,12 +45,6 @@ def test_pages_come_back_from_the_child_numbered_with_their_text(tmp_path):
 
     assert [page.number for page in pages] == [1, 2, 3]
     assert all(clean_text(page.text).startswith(f"Page {page.number}.") for page in pages)
-
-
-def test_an_open_file_is_read_through_a_temporary_copy():
-    pages = extract_file(io.BytesIO(make_pdf(pages=2, words_per_page=5)), **LIMITS)
-
-    assert [page.number for page in pages] == [1, 2]
 
 
 def test_a_decompression_bomb_fails_as_too_complex_and_costs_the_worker_no_memory(tmp_path):

@@ -2,7 +2,7 @@ import itertools
 
 import pytest
 
-from search.pipeline.extract import Page
+from search.pipeline.page import Page
 from search.pipeline.split import split_pages
 
 TEXT = " ".join(f"word{i}" for i in range(1000))
