@@ -83,6 +83,7 @@ bench: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 	$(PY) requirements/check_wheels.py
 
 format: $(VENV)/.installed-dev
