@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "django_dramatiq",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_htmx",
     "documents",
     "jobs",
     "search",
@@ -70,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # request.htmx: whether htmx sent the request (the page's fragments).
+    "django_htmx.middleware.HtmxMiddleware",
     # Last, so it sees the views' exceptions first: no database → 503, not 500.
     "config.middleware.DatabaseUnavailableMiddleware",
 ]

@@ -5,7 +5,7 @@ from django.utils.safestring import SafeString
 
 from documents.models import Document
 from documents.services import delete_document
-from jobs.admin import status_badge
+from jobs.admin_display import status_badge
 from jobs.models import Job
 
 

@@ -7,7 +7,6 @@ every state change is a POST under Django's CSRF protection.
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from django.conf import settings
@@ -17,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.http.request import split_domain_port
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import trigger_client_event
 
 from documents import rows, services
 from documents.models import Document
@@ -57,9 +57,7 @@ def _ws_url(request: HttpRequest) -> str:
     return f"{scheme}://{host}:{settings.WS_PORT}/ws/status/"
 
 
-@login_required
-@require_GET
-def index(request: HttpRequest) -> HttpResponse:
+def _page(request: HttpRequest) -> HttpResponse:
     context = _listing(request)
     context.update(
         ws_url=_ws_url(request),
@@ -71,8 +69,18 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    return _page(request)
+
+
+@login_required
+@require_GET
 def listing(request: HttpRequest) -> HttpResponse:
-    """The table body and pager: what filters, paging and polling swap in."""
+    """The table body and pager: what filters, paging and polling swap in. The filter
+    pushes this URL into the browser's history, so a request that is not htmx's swap (a
+    reload, a bookmark, htmx restoring history it no longer holds) gets the whole page."""
+    if not request.htmx or request.htmx.history_restore_request:
+        return _page(request)
     return render(request, "documents/_listing.html", _listing(request))
 
 
@@ -86,7 +94,7 @@ def _row(request: HttpRequest, document_id: uuid.UUID, notice: str = "") -> Http
         request, "documents/_row.html", {"row": rows.row_for(_owned(request, document_id))}
     )
     if notice:
-        response["HX-Trigger"] = json.dumps({"notice": notice})
+        trigger_client_event(response, "notice", notice)
     return response
 
 

@@ -6,12 +6,12 @@ pushed row, a polled row and a reloaded page always agree.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db.models import QuerySet
 
+from config import humanize
 from documents.models import Document
 from jobs import admission
 from jobs.models import Job, JobStatus
@@ -87,11 +87,4 @@ def _starts_in(ahead: int, drain_rate: float) -> str | None:
 
 def duration(delta: timedelta) -> str:
     """A person's way of saying how long: "4 s", "about 2 minutes", "about 3 hours"."""
-    seconds = delta.total_seconds()
-    if seconds < 60:
-        return f"{max(1, math.ceil(seconds))} s"
-    if seconds < 90 * 60:
-        minutes = math.ceil(seconds / 60)
-        return f"about {minutes} minute{'s' if minutes > 1 else ''}"
-    hours = round(seconds / 3600)
-    return f"about {hours} hours"
+    return humanize.duration(delta.total_seconds())

@@ -24,6 +24,8 @@ from django.http import HttpRequest
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
+from config import humanize
+
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # the PDF header may follow some junk; pdfminer looks this far too
 
@@ -37,7 +39,9 @@ class Rejection:
 
 def too_large() -> Rejection:
     limit = settings.INGEST_MAX_UPLOAD_BYTES
-    return Rejection("too_large", f"The file is larger than the limit of {_human(limit)}.", 413)
+    return Rejection(
+        "too_large", f"The file is larger than the limit of {humanize.size(limit)}.", 413
+    )
 
 
 EMPTY = Rejection("empty", "The file is empty.", 400)
@@ -119,8 +123,8 @@ class GuardedUploadHandler(FileUploadHandler):
         ceiling = self.max_files * self.max_bytes + 1024 * 1024
         if content_length and content_length > ceiling:
             raise RequestTooLarge(
-                f"The request has {_human(content_length)}; at most {self.max_files} files "
-                f"of {_human(self.max_bytes)} each are accepted."
+                f"The request has {humanize.size(content_length)}; at most {self.max_files} files "
+                f"of {humanize.size(self.max_bytes)} each are accepted."
             )
 
     def new_file(
@@ -200,13 +204,3 @@ def display_name(raw: str | None) -> str:
         else:
             name = name[:MAX_NAME]
     return name or "upload.pdf"
-
-
-def _human(size: float) -> str:
-    if size < 1024:
-        return f"{size:.0f} bytes"
-    for unit in ("KiB", "MiB", "GiB"):
-        size /= 1024
-        if size < 1024 or unit == "GiB":
-            break
-    return f"{size:.1f}".rstrip("0").rstrip(".") + f" {unit}"

@@ -7,122 +7,28 @@ worker wrote since. So there is no add, change or delete here, and the actions a
 callers of services.retry_jobs and services.cancel_jobs.
 """
 
-import string
 import uuid
-from datetime import timedelta
 
 from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_permission_codename
-from django.db.models import F, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from config import humanize
 from jobs import services
+from jobs.admin_display import plural, preformatted, short_age, status_badge
+from jobs.admin_filters import ErrorCodeFilter, ReplacedFilter, id_range
 from jobs.models import DeadLetter, Job, JobAttempt, JobStatus
-
-STATUS_COLOURS = {
-    JobStatus.QUEUED: "#6c757d",
-    JobStatus.PROCESSING: "#0d6efd",
-    JobStatus.SUCCEEDED: "#198754",
-    JobStatus.FAILED: "#dc3545",
-    JobStatus.CANCELLED: "#343a40",
-}
-
-# Tracebacks and error details are long single-spaced text: wrap them instead of letting
-# one line widen the whole page.
-PRE_STYLE = "white-space: pre-wrap; max-width: 80em; margin: 0"
-
-
-def status_badge(status: str) -> SafeString:
-    """A job status as a coloured label (white on colour reads in light and dark themes)."""
-    colour = STATUS_COLOURS.get(status, "#6c757d")
-    return format_html(
-        '<span style="background: {}; color: #fff; padding: 1px 7px; border-radius: 8px">{}</span>',
-        colour,
-        status,
-    )
-
-
-def preformatted(text: str) -> SafeString | None:
-    """Text kept as written (tracebacks), escaped: it may quote a file or a provider."""
-    return format_html('<pre style="{}">{}</pre>', PRE_STYLE, text) if text else None
-
-
-def short_age(delta: timedelta) -> str:
-    """'45 s', '3 min', '5 h', '2 d': one unit is enough to scan a column by eye."""
-    seconds = int(delta.total_seconds())
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds // size} {unit}"
-    return f"{max(seconds, 0)} s"
-
-
-def id_range(term: str) -> tuple[uuid.UUID, uuid.UUID] | None:
-    """The ids starting with `term` (at least 8 hex digits, dashes allowed) as a range.
-
-    The list shows ids cut to 8 characters and operators paste those; a range on the
-    primary key is answered by its index, where matching the id as text would scan.
-    A whole id is just the longest prefix.
-    """
-    digits = term.strip().replace("-", "").lower()
-    if not 8 <= len(digits) <= 32 or any(char not in string.hexdigits for char in digits):
-        return None
-    return uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
 
 
 def has_job_permission(request: HttpRequest, action: str) -> bool:
     """Job's own permission, for the dead-letter page too: one grant covers both."""
     return request.user.has_perm(f"jobs.{get_permission_codename(action, Job._meta)}")
-
-
-def plural(count: int, singular: str, several: str) -> str:
-    return singular if count == 1 else several
-
-
-# --------------------------------------------------------------------------- filters
-
-
-class ErrorCodeFilter(admin.SimpleListFilter):
-    """Only the codes some job on this page has, so no choice leads to an empty list."""
-
-    title = "error code"
-    parameter_name = "error_code"
-
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
-        codes = (
-            model_admin.get_queryset(request)
-            .exclude(error_code="")
-            .order_by("error_code")
-            .values_list("error_code", flat=True)
-            .distinct()
-        )
-        return [(code, code) for code in codes]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        return queryset.filter(error_code=self.value()) if self.value() else queryset
-
-
-class ReplacedFilter(admin.SimpleListFilter):
-    """A failed job whose owner has since retried the document (a newer job, which is now
-    the document's current one) is history, not work for an operator."""
-
-    title = "replaced by a newer job"
-    parameter_name = "replaced"
-
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
-        return [("no", "No: the document's current job"), ("yes", "Yes")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        current = Q(document__current_job=F("id"))
-        if self.value() == "no":
-            return queryset.filter(current)
-        if self.value() == "yes":
-            return queryset.exclude(current)
-        return queryset
 
 
 # --------------------------------------------------------------------------- detail page
@@ -165,7 +71,7 @@ class JobAttemptInline(admin.TabularInline):
     @admin.display(description="duration")
     def duration(self, attempt: JobAttempt) -> str | None:
         seconds = attempt.duration_seconds
-        return None if seconds is None else f"{seconds:.1f} s"
+        return None if seconds is None else humanize.duration(seconds, decimals=1)
 
     @admin.display(description="traceback")
     def traceback_block(self, attempt: JobAttempt) -> SafeString | None:

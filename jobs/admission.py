@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from config import humanize
 from jobs.models import IN_FLIGHT_STATUSES, Job
 
 DRAIN_WINDOW_SECONDS = 300
@@ -149,7 +150,7 @@ def check_user(*, user_id: int) -> Refusal | None:
     wait = backlog().seconds_to_drain(in_flight - 0.9 * limit)
     detail = (
         f"You have {in_flight} documents waiting or in processing (the limit is {limit}). "
-        f"Try again in {_duration(wait)}."
+        f"Try again in {humanize.duration(wait)}."
     )
     return Refusal(429, "too_many_in_flight", detail, wait)
 
@@ -157,14 +158,8 @@ def check_user(*, user_id: int) -> Refusal | None:
 def _busy(snapshot: Backlog, wait: int) -> str:
     return (
         f"The service is busy: {snapshot.in_flight} documents are waiting or in processing. "
-        f"Try again in {_duration(wait)}."
+        f"Try again in {humanize.duration(wait)}."
     )
-
-
-def _duration(seconds: int) -> str:
-    if seconds < 90:
-        return f"{seconds} seconds"
-    return f"{math.ceil(seconds / 60)} minutes"
 
 
 def _clamp(seconds: float) -> int:

@@ -103,15 +103,38 @@ def test_the_filter_and_pages_cover_thousands_of_documents(alice, settings):
     fail(documents[0])
     client = signed_in(alice)
 
-    failed = client.get("/documents/rows/?status=failed").content.decode()
-    first = client.get("/documents/rows/").content.decode()
-    second = client.get("/documents/rows/?page=2").content.decode()
+    htmx = {"HX-Request": "true"}
+    failed = client.get("/documents/rows/?status=failed", headers=htmx).content.decode()
+    first = client.get("/documents/rows/", headers=htmx).content.decode()
+    second = client.get("/documents/rows/?page=2", headers=htmx).content.decode()
 
     assert row_ids(failed) == [str(documents[0].id)]
     assert len(row_ids(first)) == 25
     assert "Page 1 of 2" in first
     assert len(row_ids(second)) == 5
     assert not set(row_ids(first)) & set(row_ids(second))
+
+
+def test_the_filtered_listing_is_a_fragment_for_htmx_and_the_whole_page_on_a_reload(alice):
+    # The filter pushes /documents/rows/?status=… into the history: reloading it, or htmx
+    # restoring history it no longer holds, must show the page, not a bare table.
+    fail(make_document(alice))
+    client = signed_in(alice)
+    url = "/documents/rows/?status=failed"
+
+    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    reloaded = client.get(url).content.decode()
+    restored = client.get(
+        url, headers={"HX-Request": "true", "HX-History-Restore-Request": "true"}
+    ).content.decode()
+
+    assert fragment.lstrip().startswith('<div id="listing"')
+    assert "<html" not in fragment
+    for page in (reloaded, restored):
+        assert "<html" in page
+        assert 'id="upload-form"' in page
+        assert len(row_ids(page)) == 1
+        assert 'value="failed" selected' in page
 
 
 def test_another_users_document_is_not_found_everywhere(alice, bob):

@@ -14,7 +14,8 @@ from django.core.files.storage import default_storage
 from django.test import Client
 from django.utils import timezone
 
-from jobs.admin import id_range, short_age
+from jobs.admin_display import short_age
+from jobs.admin_filters import id_range
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from tests.conftest import pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf

@@ -5,6 +5,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config import humanize
 from documents.orphans import DEFAULT_MIN_AGE, CleanupReport, Orphan, cleanup_orphans
 
 
@@ -45,16 +46,4 @@ def summary(report: CleanupReport, *, dry_run: bool) -> str:
     outcome = "would delete" if dry_run else "deleted"
     if report.found == 0:
         outcome = "nothing to delete"
-    return f"{report.found} {noun}, {human_size(report.total_bytes)}, {outcome}"
-
-
-def human_size(size: int) -> str:
-    """Bytes in decimal units, one decimal place above bytes: 999 B, 1.2 MB."""
-    if size < 1000:
-        return f"{size} B"
-    value = size / 1000
-    for unit in ("kB", "MB", "GB"):
-        if value < 1000:
-            return f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"
+    return f"{report.found} {noun}, {humanize.size(report.total_bytes)}, {outcome}"
