@@ -19,9 +19,9 @@ from django.db import DatabaseError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from documents.models import Document
-from jobs import notify, services
+from jobs import services
 from jobs.lease import LeaseKeeper
-from jobs.models import Job, JobStatus
+from jobs.models import Job
 from jobs.reconnect import UNREACHABLE, when_database_answers
 from search.pipeline.classify import classify_text
 from search.pipeline.clean import clean_text
@@ -41,14 +41,13 @@ class LostJob(Exception):
 def run(job: Job) -> None:
     """Process a job this worker has claimed, ending it succeeded, failed, or queued
     again for a retry. Never raises for anything the job itself caused."""
-    notify.job_changed(job, status=JobStatus.PROCESSING)
     with LeaseKeeper(job) as lease:
         try:
             _process(job, lease)
         except LostJob:
             log.info("job %s: lost to another attempt or deleted; stopping", job.id)
         except PermanentError as exc:
-            _end(job, services.fail_job(job=job, code=exc.code, detail=exc.detail, tb=_tb()))
+            services.fail_job(job=job, code=exc.code, detail=exc.detail, tb=_tb())
         except TransientError as exc:
             _retry(job, exc.code, exc.detail, retry_after=exc.retry_after)
         except TimeLimitExceeded:
@@ -70,9 +69,6 @@ def _retry(job: Job, code: str, detail: str, retry_after: float | None = None) -
         job=job, code=code, detail=detail, tb=_tb(), retry_after=retry_after
     )
     log.info("job %s: %s after %s (%s)", job.id, outcome, code, detail)
-    if outcome != "lost":
-        status = JobStatus.QUEUED if outcome == "retry" else JobStatus.FAILED
-        notify.job_changed(job, status=status)
 
 
 def _retry_when_database_answers(job: Job, detail: str) -> None:
@@ -84,11 +80,6 @@ def _retry_when_database_answers(job: Job, detail: str) -> None:
         when_database_answers(lambda: _retry(job, "connection", detail))
     except UNREACHABLE:
         log.warning("job %s: database still away; the sweeper will take it", job.id)
-
-
-def _end(job: Job, ended: bool) -> None:
-    if ended:
-        notify.job_changed(job, status=JobStatus.FAILED)
 
 
 def _check(job: Job, lease: LeaseKeeper) -> None:
@@ -158,15 +149,12 @@ def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper) -> None:
             document_id=job.document_id, version=job.version, pieces=batch, vectors=vectors
         )
         done += len(batch)
-        notify.job_changed(job, status=JobStatus.PROCESSING, done=done, total=total, progress=True)
     with transaction.atomic():
         outcome = services.complete_job(job=job, total=total)
-        if outcome == "lost":
+        if outcome == services.Outcome.LOST:
             transaction.set_rollback(True)
             raise LostJob
-        if outcome == "superseded":
+        if outcome == services.Outcome.SUPERSEDED:
             delete_chunks_of_version(document_id=job.document_id, version=job.version)
-            notify.job_changed(job, status=JobStatus.CANCELLED)
             return
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)
-        notify.job_changed(job, status=JobStatus.SUCCEEDED, done=total, total=total)

@@ -6,6 +6,7 @@ finds its row in another state changes nothing and says so, so a late or duplica
 actor can never move a job backwards.
 """
 
+import enum
 import random
 import uuid
 from datetime import timedelta
@@ -21,6 +22,16 @@ from documents.models import Document
 from jobs import notify
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.queue import send_job_on_commit
+
+
+class Outcome(enum.StrEnum):
+    """How an attempt's ending went, for the caller that ended it."""
+
+    SUCCEEDED = "succeeded"
+    SUPERSEDED = "superseded"  # a newer version was ready first: discard this result
+    RETRY = "retry"  # back to the queue for another attempt
+    FAILED = "failed"
+    LOST = "lost"  # this attempt no longer holds the job: nothing was changed
 
 
 def lane_for(size: int) -> Lane:
@@ -155,6 +166,7 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
         # Numbers keep counting across operator retries, which start `attempts` again at 0.
         last = JobAttempt.objects.filter(job=job).aggregate(n=Max("number"))["n"] or 0
         JobAttempt.objects.create(job=job, number=last + 1, worker=worker, started_at=now)
+        notify.job_changed(job, status=JobStatus.PROCESSING)
     return job
 
 
@@ -232,10 +244,13 @@ def renew_lease(*, job: Job) -> bool:
 
 
 def record_progress(*, job: Job, done: int, total: int) -> bool:
-    """Store progress and renew the heartbeat. False when the attempt lost the job."""
+    """Store progress, renew the heartbeat and push it (at most once a second). False
+    when the attempt lost the job."""
     updated = _held(job).update(
         progress_done=done, progress_total=total, heartbeat_at=timezone.now()
     )
+    if updated:
+        notify.job_changed(job, status=JobStatus.PROCESSING, done=done, total=total, progress=True)
     return updated == 1
 
 
@@ -255,14 +270,15 @@ def _finish_attempt(
     )
 
 
-def complete_job(*, job: Job, total: int) -> str:
-    """Finish a successful attempt and make its version the searchable one.
+def complete_job(*, job: Job, total: int) -> Outcome:
+    """Finish a successful attempt and make its version the searchable one; the owner's
+    pages hear of it after commit.
 
     Call inside the transaction that retires stale chunks (it locks the document row, so
-    two versions finishing at once are ordered). Returns "succeeded", or "superseded"
-    when a newer version was already ready (this result must then be discarded: the
-    caller deletes this version's chunks), or "lost" when this attempt no longer holds
-    the job (the caller rolls back).
+    two versions finishing at once are ordered). Returns SUCCEEDED, or SUPERSEDED when a
+    newer version was already ready (the job ends cancelled and this result must be
+    discarded: the caller deletes this version's chunks), or LOST when this attempt no
+    longer holds the job (the caller rolls back).
     """
     document = Document.objects.select_for_update(of=("self",)).get(id=job.document_id)
     now = timezone.now()
@@ -274,9 +290,11 @@ def complete_job(*, job: Job, total: int) -> str:
             error_detail=f"Version {document.ready_version} was ready first; this result "
             f"for version {job.version} was discarded.",
         )
-        if updated:
-            _finish_attempt(job, AttemptOutcome.SUPERSEDED, "superseded")
-        return "superseded" if updated else "lost"
+        if not updated:
+            return Outcome.LOST
+        _finish_attempt(job, AttemptOutcome.SUPERSEDED, "superseded")
+        notify.job_changed(job, status=JobStatus.CANCELLED)
+        return Outcome.SUPERSEDED
     updated = _held(job).update(
         status=JobStatus.SUCCEEDED,
         progress_done=total,
@@ -287,14 +305,17 @@ def complete_job(*, job: Job, total: int) -> str:
         error_detail="",
     )
     if not updated:
-        return "lost"
+        return Outcome.LOST
     Document.objects.filter(id=document.id).update(ready_version=job.version)
     _finish_attempt(job, AttemptOutcome.SUCCEEDED)
-    return "succeeded"
+    notify.job_changed(job, status=JobStatus.SUCCEEDED, done=total, total=total)
+    return Outcome.SUCCEEDED
 
 
-def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> bool:
-    """End the job as failed with a stable code and a person-readable detail."""
+def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> Outcome:
+    """End the job as failed with a stable code and a person-readable detail; the
+    owner's pages hear of it after commit. FAILED, or LOST when this attempt no longer
+    holds the job (nothing changed)."""
     with transaction.atomic():
         updated = _held(job).update(
             status=JobStatus.FAILED,
@@ -303,9 +324,11 @@ def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> bool:
             heartbeat_at=timezone.now(),
             finished_at=timezone.now(),
         )
-        if updated:
-            _finish_attempt(job, AttemptOutcome.FAILED, code, detail, tb)
-    return updated == 1
+        if not updated:
+            return Outcome.LOST
+        _finish_attempt(job, AttemptOutcome.FAILED, code, detail, tb)
+        notify.job_changed(job, status=JobStatus.FAILED)
+    return Outcome.FAILED
 
 
 def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
@@ -319,14 +342,15 @@ def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
 
 def retry_or_fail(
     *, job: Job, code: str, detail: str, tb: str = "", retry_after: float | None = None
-) -> str:
+) -> Outcome:
     """After a transient error: back to the queue with a delayed message, or, when the
     attempts are used up, failed (`timeout` if the last one timed out, else
-    `retries_exhausted`). Returns "retry", "failed" or "lost"."""
+    `retries_exhausted`); the owner's pages hear of it after commit. Returns RETRY,
+    FAILED or LOST."""
     if job.attempts >= settings.INGEST_MAX_ATTEMPTS:
         final = "timeout" if code == "timeout" else "retries_exhausted"
         summary = f"Gave up after {job.attempts} attempts. Last error: {detail}"
-        return "failed" if fail_job(job=job, code=final, detail=summary, tb=tb) else "lost"
+        return fail_job(job=job, code=final, detail=summary, tb=tb)
     delay = backoff_seconds(job.attempts, retry_after)
     now = timezone.now()
     with transaction.atomic():
@@ -340,10 +364,11 @@ def retry_or_fail(
             enqueued_at=None,
         )
         if not updated:
-            return "lost"
+            return Outcome.LOST
         _finish_attempt(job, AttemptOutcome.RETRY, code, detail, tb)
         send_job_on_commit(job, delay_seconds=delay, resumed=True)
-    return "retry"
+        notify.job_changed(job, status=JobStatus.QUEUED)
+    return Outcome.RETRY
 
 
 def expire_job(*, job_id: uuid.UUID) -> bool:
@@ -396,15 +421,16 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
     return requeued
 
 
-def cancel_jobs(*, job_ids: list[uuid.UUID]) -> int:
-    """Cancel queued or failed jobs (a processing job is left to finish). Returns how many."""
+def cancel_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
+    """Cancel queued or failed jobs (a processing job is left to finish); the owners'
+    pages hear of it after commit. Returns the ids that were cancelled."""
     cancellable = Job.objects.filter(
         id__in=job_ids, status__in=[JobStatus.QUEUED, JobStatus.FAILED]
     )
     with transaction.atomic():
         jobs = list(cancellable.select_for_update(skip_locked=True))
-        cancelled = cancellable.filter(id__in=[job.id for job in jobs]).update(
+        cancellable.filter(id__in=[job.id for job in jobs]).update(
             status=JobStatus.CANCELLED, finished_at=timezone.now(), next_attempt_at=None
         )
         notify.jobs_changed(jobs, status=JobStatus.CANCELLED)
-    return cancelled
+    return [job.id for job in jobs]

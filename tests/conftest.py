@@ -1,4 +1,5 @@
 import contextlib
+import importlib
 import threading
 import time
 import uuid
@@ -56,6 +57,9 @@ def broker() -> dramatiq.Broker:
 @contextlib.contextmanager
 def running_worker(broker: dramatiq.Broker, threads: int = 2) -> Iterator[dramatiq.Worker]:
     """A real Dramatiq worker in this process, stopped and detached from the broker after."""
+    # The actors declare the queues the worker consumes; as in `rundramatiq`, which
+    # imports them, nothing else in this process may have (the queue sends by name).
+    importlib.import_module("jobs.actors")
     worker = dramatiq.Worker(broker, worker_threads=threads, worker_timeout=100)
     worker.start()
     try:

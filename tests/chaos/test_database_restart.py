@@ -4,6 +4,7 @@ These stop the run's real private Postgres (every session ends, as in a restart 
 failover) and start it again on the same socket.
 """
 
+import contextlib
 import logging
 import subprocess
 import sys
@@ -69,8 +70,10 @@ def test_a_claim_that_meets_no_database_waits_for_it_and_keeps_its_message(
     answer = alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf(pages=2))})
     job_id = answer.json()["results"][0]["job_id"]
 
-    with running_worker(broker):
+    with contextlib.ExitStack() as worker:
         with postgres_stopped():
+            # Started with the database already away, the worker cannot claim yet.
+            worker.enter_context(running_worker(broker))
             eventually(lambda: "database unreachable, trying again" in caplog.text, timeout=30)
         [job] = wait_until_terminal([job_id], timeout=60)
 

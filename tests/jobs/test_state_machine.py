@@ -4,11 +4,13 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from dramatiq.common import current_millis
 
 from jobs import processing, services
-from jobs.actors import handle
+from jobs.actors import process_fast_job
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
 from search.pipeline.errors import RateLimited
+from tests.conftest import running_worker, wait_until_terminal
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -51,7 +53,7 @@ def test_an_expired_lease_is_taken_over_and_the_old_attempt_recorded_as_lost(job
     assert outcomes == [(1, AttemptOutcome.LOST), (2, AttemptOutcome.RUNNING)]
     # The first worker's late writes change nothing now.
     assert services.record_progress(job=first, done=5, total=9) is False
-    assert services.fail_job(job=first, code="corrupt", detail="late") is False
+    assert services.fail_job(job=first, code="corrupt", detail="late") == services.Outcome.LOST
     assert Job.objects.get(id=job.id).status == JobStatus.PROCESSING
 
 
@@ -176,11 +178,13 @@ def test_a_rate_limited_step_is_retried_no_sooner_than_asked(job, broker, monkey
     assert (job.next_attempt_at - timezone.now()).total_seconds() > 43
 
 
-def test_a_message_older_than_the_age_limit_fails_its_job_as_expired(job, settings, monkeypatch):
+def test_a_message_older_than_the_age_limit_fails_its_job_as_expired(job, settings, broker):
     settings.INGEST_MAX_MESSAGE_AGE_SECONDS = 60
-    monkeypatch.setattr("jobs.actors._message_age_seconds", lambda: 61.0)
+    sent_long_ago = current_millis() - 61_000
+    broker.enqueue(process_fast_job.message(str(job.id)).copy(message_timestamp=sent_long_ago))
 
-    handle(str(job.id))
+    with running_worker(broker):
+        wait_until_terminal([job.id])
 
     job.refresh_from_db()
     assert (job.status, job.error_code) == (JobStatus.FAILED, "expired")
