@@ -3,10 +3,10 @@
 import threading
 
 import pytest
-from django.db import connection
 
 from jobs.models import Job, JobStatus
 from jobs.services import claim_job
+from tests.conftest import at_once
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,22 +18,10 @@ def queued_job(alice) -> Job:
 
 
 def claim_concurrently(job: Job, workers: int) -> list[Job | None]:
-    barrier = threading.Barrier(workers)
-    results: list[Job | None] = [None] * workers
-
-    def claim(slot: int) -> None:
-        try:
-            barrier.wait()
-            results[slot] = claim_job(job_id=job.id, worker=f"worker-{slot}")
-        finally:
-            connection.close()  # each thread has its own connection
-
-    threads = [threading.Thread(target=claim, args=(slot,)) for slot in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
+    """`workers` threads claim `job` at the same moment, each under its own name."""
+    return at_once(
+        lambda: claim_job(job_id=job.id, worker=threading.current_thread().name), count=workers
+    )
 
 
 def test_two_concurrent_claims_of_one_job_give_exactly_one_winner(queued_job):

@@ -1,6 +1,7 @@
 """State changes reach the owner's channel-layer group after commit, and only then."""
 
 import asyncio
+import logging
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -8,7 +9,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from jobs import notify
-from jobs.models import JobStatus
+from jobs.models import Job, JobStatus
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,7 +63,7 @@ def test_a_change_that_is_rolled_back_is_never_pushed(alice, broker):
         receive(layer, channel, timeout=1)
 
 
-def test_a_push_that_fails_never_fails_the_caller(alice, broker, settings):
+def test_a_push_that_fails_never_fails_the_caller(alice, broker, settings, caplog):
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
@@ -74,6 +75,14 @@ def test_a_push_that_fails_never_fails_the_caller(alice, broker, settings):
     channel_layers.backends.clear()
     job = make_document(alice).current_job
     try:
-        notify.job_changed(job, status=JobStatus.FAILED)  # no exception: pages poll instead
+        with caplog.at_level(logging.INFO, logger="jobs.notify"), transaction.atomic():
+            Job.objects.filter(id=job.id).update(status=JobStatus.FAILED)
+            notify.job_changed(job, status=JobStatus.FAILED)  # pushed on commit, and fails
     finally:
         channel_layers.backends.clear()
+
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED, "the caller's change is committed all the same"
+    [record] = [r for r in caplog.records if r.name == "jobs.notify"]
+    assert record.getMessage() == f"could not push failed to user-{alice.pk}; pages will poll"
+    assert record.exc_info is not None

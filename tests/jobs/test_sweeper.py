@@ -1,7 +1,6 @@
 """requeue_stuck: recovers what the queue lost, takes back dead workers' jobs, and never
 sends a job a live worker holds."""
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -125,8 +124,9 @@ def test_jobs_sent_before_redis_restarted_are_sent_again_at_once(alice_client, b
     redis.stop()
     redis.start()
     # Redis counts its uptime in whole seconds, and the sweeper rounds towards re-sending
-    # (a duplicate is harmless, a lost message is not): leave it no doubt.
-    time.sleep(2.5)
+    # (a duplicate is harmless, a lost message is not): once it says 3 s, more than 2 s
+    # have passed since the restart, past any start time the sweeper can take from it.
+    eventually(lambda: broker.client.info("server")["uptime_in_seconds"] >= 3)
     after = upload_job(alice_client, seed=2)
 
     report = requeue_stuck()  # default grace (900 s): only the restart explains a re-send
