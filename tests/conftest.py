@@ -49,17 +49,22 @@ def pdf_upload(content: bytes, name: str = "report.pdf") -> SimpleUploadedFile:
 @pytest.fixture
 def broker() -> dramatiq.Broker:
     """The configured Redis broker, on the run's private Redis, emptied."""
+    declare_actors()
     broker = dramatiq.get_broker()
-    broker.flush_all()
+    broker.flush_all()  # the queues the actors declared
     return broker
+
+
+def declare_actors() -> None:
+    """Import the actors, which declare their queues on the broker, as `rundramatiq`
+    does. Nothing else in a test process may have: the queue sends by name."""
+    importlib.import_module("jobs.actors")
 
 
 @contextlib.contextmanager
 def running_worker(broker: dramatiq.Broker, threads: int = 2) -> Iterator[dramatiq.Worker]:
     """A real Dramatiq worker in this process, stopped and detached from the broker after."""
-    # The actors declare the queues the worker consumes; as in `rundramatiq`, which
-    # imports them, nothing else in this process may have (the queue sends by name).
-    importlib.import_module("jobs.actors")
+    declare_actors()  # the queues the worker consumes
     worker = dramatiq.Worker(broker, worker_threads=threads, worker_timeout=100)
     worker.start()
     try:
