@@ -26,18 +26,28 @@
     notice.timer = setTimeout(function () { box.hidden = true; }, 8000);
   }
 
+  // Sizes and durations as config/humanize.py writes them on the server.
   function humanSize(bytes) {
-    var units = ["bytes", "KB", "MB", "GB"];
+    if (bytes < 1024) return bytes + " bytes";
+    var units = ["KiB", "MiB", "GiB", "TiB"];
     var value = bytes;
-    var unit = 0;
-    while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
-    return (unit ? value.toFixed(1) : value) + " " + units[unit];
+    var unit = -1;
+    do { value /= 1024; unit += 1; } while (value >= 1024 && unit < units.length - 1);
+    return Number(value.toFixed(1)) + " " + units[unit];
+  }
+
+  function duration(seconds) {
+    if (seconds < 60) return Math.max(1, Math.ceil(seconds)) + " s";
+    if (seconds < 90 * 60) {
+      var minutes = Math.ceil(seconds / 60);
+      return "about " + minutes + " minute" + (minutes > 1 ? "s" : "");
+    }
+    return "about " + Math.round(seconds / 3600) + " hours";
   }
 
   function waitText(seconds) {
     if (!seconds || isNaN(seconds)) return "in a moment";
-    if (seconds < 90) return "in " + seconds + " seconds";
-    return "in " + Math.ceil(seconds / 60) + " minutes";
+    return "in " + duration(seconds);
   }
 
   // What a person should read for a refused upload.

@@ -137,6 +137,19 @@ def test_the_filtered_listing_is_a_fragment_for_htmx_and_the_whole_page_on_a_rel
         assert 'value="failed" selected' in page
 
 
+def test_sizes_read_as_the_upload_refusals_write_them(alice, settings):
+    settings.INGEST_MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+    document = make_document(alice, size=20_000)
+    client = signed_in(alice)
+
+    page = client.get("/").content.decode()
+    detail = client.get(f"/documents/{document.id}/").content.decode()
+
+    assert "Up to 10 MiB each" in page
+    assert "19.5 KiB" in page
+    assert "<dd>19.5 KiB</dd>" in detail
+
+
 def test_another_users_document_is_not_found_everywhere(alice, bob):
     theirs = make_document(bob)
     fail(theirs)
