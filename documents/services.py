@@ -114,7 +114,7 @@ def _duplicate(document: Document, *, reprocess: bool) -> Accepted:
     if reprocess and (job is None or job.status not in IN_FLIGHT_STATUSES):
         with transaction.atomic():
             locked = Document.objects.select_for_update().get(id=document.id)
-            job = queue_new_job(document=locked)
+            job = _queue_new_job(locked)
     return Accepted(document=document, job=job, duplicate=True)
 
 
@@ -151,7 +151,7 @@ def add_version(
             transaction.on_commit(lambda: default_storage.delete(key))
             twin = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
             return _duplicate(twin, reprocess=False)
-        job = queue_new_job(document=document)
+        job = _queue_new_job(document)
     return Accepted(document=document, job=job)
 
 
@@ -181,7 +181,33 @@ def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
         if current is None or current.status != JobStatus.FAILED:
             state = current.status if current else "without a job"
             raise NotRetryable(f"Only a failed document can be retried; this one is {state}.")
-        return queue_new_job(document=document)
+        return _queue_new_job(document)
+
+
+def _queue_new_job(document: Document) -> Job:
+    """A queued job for the (locked) document's current version, made its current job."""
+    job = queue_new_job(document=document)
+    document.current_job = job
+    document.save(update_fields=["current_job", "updated_at"])
+    return job
+
+
+def record_page_count(*, document_id: uuid.UUID, version: int, pages: int) -> None:
+    """What extraction found, kept only while that version describes the document."""
+    Document.objects.filter(id=document_id, version=version).update(page_count=pages)
+
+
+def lock_for_completion(*, document_id: uuid.UUID) -> int | None:
+    """Lock the document row for a job finishing on it and return its ready version,
+    so two versions finishing at once are ordered. Call inside that transaction."""
+    document = Document.objects.select_for_update(of=("self",)).get(id=document_id)
+    return document.ready_version
+
+
+def make_ready(*, document_id: uuid.UUID, version: int) -> None:
+    """Make `version` the one search serves. Call in the transaction of
+    lock_for_completion, after the job's completion."""
+    Document.objects.filter(id=document_id).update(ready_version=version)
 
 
 def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:

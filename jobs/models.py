@@ -87,10 +87,6 @@ class Job(models.Model):
     def __str__(self) -> str:
         return f"job {self.id} ({self.status})"
 
-    @property
-    def is_terminal(self) -> bool:
-        return self.status in TERMINAL_STATUSES
-
 
 class AttemptOutcome(models.TextChoices):
     RUNNING = "running"

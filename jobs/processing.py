@@ -18,7 +18,7 @@ from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
-from documents.models import Document
+from documents import services as documents
 from jobs import services
 from jobs.lease import LeaseKeeper
 from jobs.models import Job
@@ -125,7 +125,7 @@ def _extract(job: Job) -> list[Page]:
     classify_text(raw)
     pages = [Page(page.number, clean_text(page.text)) for page in raw]
     # Only the newest version describes the document.
-    Document.objects.filter(id=job.document_id, version=job.version).update(page_count=len(pages))
+    documents.record_page_count(document_id=job.document_id, version=job.version, pages=len(pages))
     return pages
 
 
@@ -150,11 +150,13 @@ def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper) -> None:
         )
         done += len(batch)
     with transaction.atomic():
-        outcome = services.complete_job(job=job, total=total)
+        ready = documents.lock_for_completion(document_id=job.document_id)
+        outcome = services.complete_job(job=job, total=total, ready_version=ready)
         if outcome == services.Outcome.LOST:
             transaction.set_rollback(True)
             raise LostJob
         if outcome == services.Outcome.SUPERSEDED:
             delete_chunks_of_version(document_id=job.document_id, version=job.version)
             return
+        documents.make_ready(document_id=job.document_id, version=job.version)
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)

@@ -39,8 +39,9 @@ def lane_for(size: int) -> Lane:
 
 
 def queue_new_job(*, document: Document) -> Job:
-    """Create a queued job for the document's current version and file, make it the
-    document's current job, and send its id after commit.
+    """Create a queued job for the document's current version and file, and send its id
+    after commit. Making it the document's current job is the caller's (documents'
+    services write documents).
 
     Call inside a transaction (the caller's, which also holds whatever lock it needs).
     """
@@ -51,8 +52,6 @@ def queue_new_job(*, document: Document) -> Job:
         storage_key=document.storage_key,
         lane=lane_for(document.size),
     )
-    document.current_job = job
-    document.save(update_fields=["current_job", "updated_at"])
     send_job_on_commit(job)
     notify.job_changed(job, status=JobStatus.QUEUED)
     return job
@@ -270,24 +269,24 @@ def _finish_attempt(
     )
 
 
-def complete_job(*, job: Job, total: int) -> Outcome:
-    """Finish a successful attempt and make its version the searchable one; the owner's
-    pages hear of it after commit.
+def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
+    """Finish a successful attempt; the owner's pages hear of it after commit.
 
-    Call inside the transaction that retires stale chunks (it locks the document row, so
-    two versions finishing at once are ordered). Returns SUCCEEDED, or SUPERSEDED when a
-    newer version was already ready (the job ends cancelled and this result must be
-    discarded: the caller deletes this version's chunks), or LOST when this attempt no
-    longer holds the job (the caller rolls back).
+    Call inside the transaction that locked the document (documents.services
+    `lock_for_completion`, which gives `ready_version`, so two versions finishing at
+    once are ordered) and retires stale chunks. Returns SUCCEEDED (the caller then makes
+    this version the searchable one), SUPERSEDED when a newer version was already ready
+    (the job ends cancelled and this result must be discarded: the caller deletes this
+    version's chunks), or LOST when this attempt no longer holds the job (the caller
+    rolls back).
     """
-    document = Document.objects.select_for_update(of=("self",)).get(id=job.document_id)
     now = timezone.now()
-    if document.ready_version is not None and document.ready_version > job.version:
+    if ready_version is not None and ready_version > job.version:
         updated = _held(job).update(
             status=JobStatus.CANCELLED,
             error_code="superseded",
             finished_at=now,
-            error_detail=f"Version {document.ready_version} was ready first; this result "
+            error_detail=f"Version {ready_version} was ready first; this result "
             f"for version {job.version} was discarded.",
         )
         if not updated:
@@ -306,7 +305,6 @@ def complete_job(*, job: Job, total: int) -> Outcome:
     )
     if not updated:
         return Outcome.LOST
-    Document.objects.filter(id=document.id).update(ready_version=job.version)
     _finish_attempt(job, AttemptOutcome.SUCCEEDED)
     notify.job_changed(job, status=JobStatus.SUCCEEDED, done=total, total=total)
     return Outcome.SUCCEEDED
