@@ -38,7 +38,7 @@ class Document(models.Model):
         ordering = ["-created_at"]
         constraints = [
             # Dedupe: identical bytes are one document per owner. Uploads insert with
-            # ON CONFLICT on exactly these columns (jobs.services.insert_document_with_job).
+            # ON CONFLICT on exactly these columns (documents.insert.insert_document_with_job).
             models.UniqueConstraint(fields=["owner", "sha256"], name="one_document_per_content")
         ]
         indexes = [

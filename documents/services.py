@@ -17,11 +17,12 @@ from django.db import (
     transaction,
 )
 
+from documents.insert import insert_document_with_job
 from documents.models import Document
 from documents.uploads import display_name
 from jobs import notify
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus
-from jobs.services import insert_document_with_job, queue_new_job
+from jobs.services import queue_new_job
 
 log = logging.getLogger(__name__)
 

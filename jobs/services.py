@@ -10,12 +10,10 @@ import enum
 import random
 import uuid
 from datetime import timedelta
-from functools import cache
 
-import psycopg
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import F, Max, Model, Q, QuerySet
+from django.db import transaction
+from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
 from documents.models import Document
@@ -57,68 +55,26 @@ def queue_new_job(*, document: Document) -> Job:
     return job
 
 
-def insert_document_with_job(*, document: Document) -> Job | None:
-    """Insert a new (unsaved) document together with its first queued job, in one
-    statement, unless its owner already has a document with the same sha256: then
-    nothing is written and None is returned. The job's id is sent after commit (at
-    once outside a transaction: the statement commits itself).
-
-    This is the upload hot path, so both rows go in one round trip: a data-modifying
-    CTE whose document INSERT gives way on the (owner, sha256) unique constraint and
-    whose job INSERT takes its rows from that one. A concurrent upload of the same
-    bytes waits on the constraint until the other commits, so exactly one of them wins.
-    The foreign keys between the rows are deferred, checked at commit.
-    """
-    job = Job(
+def first_job(*, document: Document) -> Job:
+    """The unsaved first job of a new document, stamped as sent at the document's own
+    creation time. documents.services inserts it together with the document."""
+    return Job(
         id=uuid.uuid4(),
         document_id=document.id,
         owner_id=document.owner_id,
         version=document.version,
         storage_key=document.storage_key,
         lane=lane_for(document.size),
-        enqueued_at=timezone.now(),
+        queued_at=document.created_at,
+        enqueued_at=document.created_at,
     )
-    document.current_job_id = job.id
-    doc_columns, doc_values, doc_params = _insert_parts(document, cast=False)
-    job_columns, job_values, job_params = _insert_parts(job, cast=True)
-    statement = (
-        f"WITH doc AS (INSERT INTO {Document._meta.db_table} ({doc_columns}) "
-        f"VALUES ({doc_values}) ON CONFLICT (owner_id, sha256) DO NOTHING RETURNING 1) "
-        f"INSERT INTO {Job._meta.db_table} ({job_columns}) SELECT {job_values} FROM doc"
-    )
-    connection.ensure_connection()
-    # A plain psycopg cursor binds on the server and prepares the statement after a few
-    # runs: this one is the same on every upload, and Django's client-side binding
-    # (quoting 30 parameters in Python) cost more than the INSERTs themselves.
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(statement, doc_params + job_params)
-        if cursor.rowcount == 0:
-            return None
-    document._state.adding = job._state.adding = False
-    document.current_job = job
+
+
+def first_job_inserted(*, job: Job) -> None:
+    """After the insert of first_job's row: its id goes to the broker after commit (at
+    once outside a transaction). No push: nobody's page shows the document yet."""
+    job._state.adding = False
     send_job_on_commit(job, stamped=True)
-    return job
-
-
-def _insert_parts(row: Model, *, cast: bool) -> tuple[str, str, list]:
-    """Columns, placeholders and parameters to INSERT an unsaved model instance, the
-    values computed as Model.save() would (defaults, auto_now). With `cast`, placeholders
-    carry their column's type, for an INSERT ... SELECT where nothing else types them.
-    """
-    fields = row._meta.local_concrete_fields
-    columns, placeholders = _insert_sql(type(row), cast)
-    params = [field.get_db_prep_save(field.pre_save(row, add=True), connection) for field in fields]
-    return columns, placeholders, params
-
-
-@cache
-def _insert_sql(model: type[Model], cast: bool) -> tuple[str, str]:
-    fields = model._meta.local_concrete_fields
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    placeholders = ", ".join(
-        f"%s::{field.cast_db_type(connection)}" if cast else "%s" for field in fields
-    )
-    return columns, placeholders
 
 
 # --------------------------------------------------------------------------- claiming

@@ -86,3 +86,10 @@ def test_a_signed_in_browser_uploads_with_its_session_and_csrf_token(alice, brok
     assert refused.status_code == 403
     assert accepted.status_code == 202
     assert Document.objects.get().owner == alice
+
+
+def test_an_uploads_rows_share_one_clock(alice_client, broker):
+    answer = alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=7))})
+
+    job = Job.objects.select_related("document").get(id=answer.json()["results"][0]["job_id"])
+    assert job.created_at == job.queued_at == job.enqueued_at == job.document.created_at
