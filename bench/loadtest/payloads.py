@@ -103,9 +103,10 @@ def burst(users: int, files: list[CorpusFile], seed: int = 9) -> list[Upload]:
     long_files = sorted((f for f in files if f.pages >= LONG_PAGES), key=lambda f: f.pages)
     short = sorted((f for f in files if f.pages <= 2 and f.bytes < 100_000), key=lambda f: f.bytes)
     others = [f for f in files if f.pages < LONG_PAGES]
-    # At least five pairs: the p99 of fewer is just the slowest one.
-    pairs = max(5, users // 25) if long_files and short else 0
-    pairs = min(pairs, users // 2)
+    # At least fifteen pairs (a quarter of a short run's users): the p99 of a few is
+    # just the slowest one, and with five a 60-user run failed 1 in 4 on arrival order.
+    pairs = max(15, users // 25) if long_files and short else 0
+    pairs = min(pairs, users // 4)
     uploads: list[Upload] = []
     for number in range(pairs):
         # The shortest long file twice as often: the longest is most of the run's work.
