@@ -16,6 +16,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.loadtest.scenario import FULL_RUN_USERS
+
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus"
 LONG_PAGES = 50  # "documents of 50+ pages"
 # Classes of the burst. `long` and `padded` are the like-for-like pair; the rest are
@@ -103,19 +105,22 @@ def burst(users: int, files: list[CorpusFile], seed: int = 9) -> list[Upload]:
     long_files = sorted((f for f in files if f.pages >= LONG_PAGES), key=lambda f: f.pages)
     short = sorted((f for f in files if f.pages <= 2 and f.bytes < 100_000), key=lambda f: f.bytes)
     others = [f for f in files if f.pages < LONG_PAGES]
-    # At least fifteen pairs (a quarter of a short run's users): the p99 of a few is
-    # just the slowest one, and with five a 60-user run failed 1 in 4 on arrival order.
-    pairs = max(15, users // 25) if long_files and short else 0
-    pairs = min(pairs, users // 4)
+    # Five long documents at least (each a worker's seconds of extraction), and in a
+    # short run three padded twins for each: the p99 of five is just the slowest one,
+    # and a 60-user run with five twins failed the ratio on arrival order alone.
+    pairs = max(5, users // 25) if long_files and short else 0
+    pairs = min(pairs, users // 2)
+    twins = 1 if users >= FULL_RUN_USERS else 3
     uploads: list[Upload] = []
     for number in range(pairs):
         # The shortest long file twice as often: the longest is most of the run's work.
         source = long_files[0] if number % 3 != 2 else long_files[-1]
         data = source.path.read_bytes()
         uploads.append(Upload(source.name, LONG, source.pages, with_comment(data, nonce())))
-        pad = short[number % len(short)]
-        body = with_comment(pad.path.read_bytes(), nonce(), padding_to=len(data))
-        uploads.append(Upload(pad.name, PADDED, pad.pages, body))
+        for twin in range(twins):
+            pad = short[(number * twins + twin) % len(short)]
+            body = with_comment(pad.path.read_bytes(), nonce(), padding_to=len(data))
+            uploads.append(Upload(pad.name, PADDED, pad.pages, body))
     rng.shuffle(others)
     for number in range(users - len(uploads)):
         source = others[number % len(others)]
