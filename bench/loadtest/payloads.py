@@ -10,15 +10,14 @@ fraction of the pages.
 
 from __future__ import annotations
 
-import csv
 import random
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.loadtest.scenario import FULL_RUN_USERS
+from tests.factories import CORPUS, corpus_rows
 
-CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus"
 LONG_PAGES = 50  # "documents of 50+ pages"
 # Classes of the burst. `long` and `padded` are the like-for-like pair; the rest are
 # reported by size.
@@ -57,19 +56,14 @@ class Upload:
         return len(self.body)
 
 
-def corpus_files(corpus: Path = CORPUS) -> list[CorpusFile]:
+def corpus_files() -> list[CorpusFile]:
     """The corpus files that the manifest expects to be processed successfully."""
-    manifest = corpus / "manifest.tsv"
-    if not manifest.exists():
-        raise SystemExit(f"No corpus manifest at {manifest}: the load test needs tests/corpus/.")
-    with open(manifest, newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
     return [
         CorpusFile(
-            corpus / row["file"], int(row["bytes"]), int(row["pages"]), float(row["seconds"])
+            CORPUS / row["file"], int(row["bytes"]), int(row["pages"]), float(row["seconds"])
         )
-        for row in rows
-        if row["expect"].strip() == "succeeded" and (corpus / row["file"]).exists()
+        for row in corpus_rows()
+        if row["expect"].strip() == "succeeded" and (CORPUS / row["file"]).exists()
     ]
 
 
