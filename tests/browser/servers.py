@@ -28,7 +28,7 @@ START_TIMEOUT = 90  # seconds; generous, other test runs may share the two cores
 HOLD_LIMIT = 60  # seconds a held embedding request waits at most
 # The Procfile's commands, small. gunicorn without its control socket: the default path
 # is per user, shared with any other gunicorn of this user (`make run`, another test run).
-WEB = ["-m", "gunicorn", "config.wsgi", "-c", "config/gunicorn.py", "--no-control-socket"]
+WEB = ["-m", "config.web", "--no-control-socket"]
 WS = ["-m", "daphne", "--bind", "127.0.0.1"]
 WORKER = [
     "manage.py",

@@ -61,6 +61,28 @@ def test_other_bad_gunicorn_settings_fail_with_a_clear_message(monkeypatch, name
         gunicorn_settings(monkeypatch, **{name: value})
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("many", "web: WEB_CONCURRENCY must be a whole number, got 'many'"),
+        ("0", "web: WEB_CONCURRENCY must be at least 1, got 0"),
+    ],
+)
+def test_the_web_process_stops_on_a_bad_web_concurrency_with_one_line(value, message):
+    # gunicorn itself reads WEB_CONCURRENCY with a bare int() on import; config.web checks first.
+    done = subprocess.run(
+        [sys.executable, "-m", "config.web"],
+        cwd=ROOT,
+        env={**os.environ, "WEB_CONCURRENCY": value, "PORT": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 1
+    assert done.stderr.strip() == message
+
+
 def import_settings(**env: str) -> subprocess.CompletedProcess:
     """Import config.settings in a fresh interpreter; the URLs keep it from starting services."""
     env = {
