@@ -79,11 +79,13 @@ bench: $(VENV)/.installed-dev
 	$(PY) -m bench.pipeline
 	$(PY) -m bench.websockets $(BENCH_WS_ARGS)
 
-## make lint: ruff, and every pinned requirement installs as a wheel on CPython 3.11-3.13.
+## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), and every pinned
+## requirement installs as a wheel on CPython 3.11-3.13.
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(PY) requirements/check_wheels.py
 
 format: $(VENV)/.installed-dev

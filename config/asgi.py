@@ -18,7 +18,11 @@ application = ProtocolTypeRouter(
         "http": django_asgi_app,
         # Only pages served from ALLOWED_HOSTS may open it; the session cookie says who.
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter([path("ws/status/", StatusConsumer.as_asgi())]))
+            # Channels' documented routing. django-stubs' path() takes only a view that
+            # returns an HttpResponse, and types-channels wants its own pattern type.
+            AuthMiddlewareStack(
+                URLRouter([path("ws/status/", StatusConsumer.as_asgi())])  # type: ignore[arg-type,list-item]
+            )
         ),
     }
 )

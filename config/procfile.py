@@ -26,7 +26,7 @@ STOP_TIMEOUT = 20.0
 class Proc:
     name: str
     command: str
-    popen: subprocess.Popen | None = None
+    popen: subprocess.Popen[bytes] | None = None  # set by start(), before anything reads it
     started: float = 0.0
     backoff: float = MIN_BACKOFF
     restart_at: float | None = None
@@ -50,6 +50,9 @@ def say(name: str, text: str) -> None:
 
 
 def _pipe(proc: Proc) -> None:
+    # start() sets popen, with stdout=PIPE, before it starts this thread.
+    assert proc.popen is not None
+    assert proc.popen.stdout is not None
     for raw in proc.popen.stdout:
         say(proc.name, raw.decode(errors="replace").rstrip())
 
@@ -76,6 +79,7 @@ def check(proc: Proc, now: float) -> None:
             proc.restarts += 1
             start(proc)
         return
+    assert proc.popen is not None  # main() starts every process before checking any
     code = proc.popen.poll()
     if code is None:
         if now - proc.started > HEALTHY_AFTER:
@@ -92,6 +96,7 @@ def stop_all(procs: list[Proc]) -> None:
         _signal(proc, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT
     for proc in running:
+        assert proc.popen is not None  # `running` has only started processes
         try:
             proc.popen.wait(max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -101,6 +106,7 @@ def stop_all(procs: list[Proc]) -> None:
 
 
 def _signal(proc: Proc, signum: int) -> None:
+    assert proc.popen is not None  # only started processes are signalled
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.popen.pid, signum)
 

@@ -1,3 +1,5 @@
+from collections.abc import Sequence
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -34,7 +36,9 @@ class DocumentAdmin(admin.ModelAdmin):
         job = document.current_job
         return status_badge(job.status) if job else None
 
-    def get_deleted_objects(self, objs: object, request: HttpRequest) -> tuple:
+    def get_deleted_objects(
+        self, objs: Sequence[Document] | QuerySet[Document], request: HttpRequest
+    ) -> tuple:
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         # A document's jobs go with it, as through the API; the job admin refuses to delete
         # a job on its own, which would otherwise veto this.

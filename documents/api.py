@@ -2,6 +2,7 @@
 
 import logging
 import uuid
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.urls import reverse
@@ -14,12 +15,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_errors import Refused
+from config.auth import signed_in_user
 from documents import api_docs, services
 from documents.idempotency import fingerprint, idempotent
 from documents.models import Document
 from documents.serializers import DocumentDetailOut, DocumentOut
 from documents.throttle import UploadThrottle
-from documents.uploads import GuardedUploadHandler, RejectedFile, display_name
+from documents.uploads import GuardedUploadHandler, ReceivedFile, RejectedFile, display_name
 from jobs import admission
 from jobs.models import Job, JobStatus
 from search.models import Chunk
@@ -54,7 +56,8 @@ class DocumentViewSet(viewsets.GenericViewSet):
     def get_queryset(self):  # noqa: ANN201
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return Document.objects.none()
-        documents = Document.objects.filter(owner=self.request.user).select_related("current_job")
+        owner = signed_in_user(self.request)
+        documents = Document.objects.filter(owner=owner).select_related("current_job")
         wanted = self.request.query_params.get("status")
         if wanted:
             if wanted not in JobStatus.values:
@@ -67,7 +70,9 @@ class DocumentViewSet(viewsets.GenericViewSet):
         # self.action alone let JSON and urlencoded bodies reach the upload actions.)
         action = getattr(self, "action", None)
         if action is None and getattr(self, "request", None) is not None:
-            action = self.action_map.get(self.request.method.lower())
+            method = self.request.method
+            assert method is not None  # set on every request that reaches a view
+            action = self.action_map.get(method.lower())
         if action in UPLOADS:
             return [MultiPartParser()]
         return super().get_parsers()
@@ -83,7 +88,9 @@ class DocumentViewSet(viewsets.GenericViewSet):
             if refusal := admission.check_service():
                 raise _refuse(refusal)
         super().initial(request, *args, **kwargs)
-        if self.action in UPLOADS and (refusal := admission.check_user(user_id=request.user.pk)):
+        if self.action in UPLOADS and (
+            refusal := admission.check_user(user_id=signed_in_user(request).pk)
+        ):
             raise _refuse(refusal)
 
     # ------------------------------------------------------------------ reads
@@ -105,7 +112,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
 
     @api_docs.upload
     def create(self, request: Request) -> Response:
-        files = request.FILES.getlist("file")
+        files: Sequence[ReceivedFile] = request.FILES.getlist("file")
         if not files:
             _refuse_file_as_text(request)
             raise Refused(
@@ -124,7 +131,9 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 detail="Idempotency-Key must be at most 255 characters.",
             )
         print_ = fingerprint([reprocess, [_file_identity(f) for f in files]])
-        with idempotent(owner_id=request.user.pk, key=key, request_fingerprint=print_) as slot:
+        with idempotent(
+            owner_id=signed_in_user(request).pk, key=key, request_fingerprint=print_
+        ) as slot:
             if slot.mismatch:
                 raise Refused(
                     status_code=422,
@@ -138,7 +147,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             slot.remember(response.status_code, response.data)
             return response
 
-    def _accept(self, request: Request, files: list, reprocess: bool) -> Response:
+    def _accept(self, request: Request, files: Sequence[ReceivedFile], reprocess: bool) -> Response:
         if any(_rejected_for(f, "too_many_files") for f in files):
             limit = settings.INGEST_MAX_FILES_PER_REQUEST
             raise Refused(
@@ -154,11 +163,13 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 refusals.add(upload.rejection.http_status)
                 continue
             accepted = services.create_upload(
-                owner=request.user, upload=upload, reprocess=reprocess
+                owner=signed_in_user(request), upload=upload, reprocess=reprocess
             )
             results.append(_accepted_result(request, accepted))
-        body = {"results": results}
-        admission.note_admitted(user_id=request.user.pk, jobs=len(results) - len(refusals))
+        body: dict[str, object] = {"results": results}
+        admission.note_admitted(
+            user_id=signed_in_user(request).pk, jobs=len(results) - len(refusals)
+        )
         if len(refusals) < len(results) or not refusals:
             return Response(body, status=status.HTTP_202_ACCEPTED, headers=_location(body))
         body.update(code="rejected", detail="No file was accepted; see each file's error.")
@@ -167,7 +178,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
     @api_docs.delete
     def destroy(self, request: Request, pk: uuid.UUID) -> Response:
         self.get_object()  # 404 for another owner's document
-        services.delete_document(document_id=pk, owner_id=request.user.pk)
+        services.delete_document(document_id=pk, owner_id=signed_in_user(request).pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @api_docs.retry
@@ -175,7 +186,9 @@ class DocumentViewSet(viewsets.GenericViewSet):
     def retry(self, request: Request, pk: uuid.UUID) -> Response:
         document = self.get_object()
         try:
-            job = services.retry_document(document_id=document.id, owner_id=request.user.pk)
+            job = services.retry_document(
+                document_id=document.id, owner_id=signed_in_user(request).pk
+            )
         except services.NotRetryable as exc:
             raise Refused(status_code=409, code="not_retryable", detail=str(exc)) from exc
         result = _accepted_result(request, services.Accepted(document=document, job=job))
@@ -187,7 +200,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["post"])
     def versions(self, request: Request, pk: uuid.UUID) -> Response:
         self.get_object()  # 404 for another owner's document
-        files = request.FILES.getlist("file")
+        files: Sequence[ReceivedFile] = request.FILES.getlist("file")
         if not files:
             _refuse_file_as_text(request)
         if len(files) != 1:
@@ -202,7 +215,9 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 "results": [_rejected_result(upload)],
             }
             return Response(body, status=upload.rejection.http_status)
-        accepted = services.add_version(document_id=pk, owner=request.user, upload=upload)
+        accepted = services.add_version(
+            document_id=pk, owner=signed_in_user(request), upload=upload
+        )
         result = _accepted_result(request, accepted)
         result["version"] = accepted.document.version
         return Response(
@@ -222,7 +237,7 @@ def _refuse_file_as_text(request: Request) -> None:
         )
 
 
-def _file_identity(upload: object) -> list[str]:
+def _file_identity(upload: ReceivedFile) -> list[str | None]:
     if isinstance(upload, RejectedFile):
         return [upload.name, upload.rejection.code]
     return [upload.name, services.sha256_of(upload)]
@@ -244,8 +259,8 @@ def status_url(request: Request, job: Job) -> str:
     return request.build_absolute_uri(reverse("job-detail", kwargs={"job_id": job.id}))
 
 
-def _accepted_result(request: Request, accepted: services.Accepted) -> dict:
-    result = {
+def _accepted_result(request: Request, accepted: services.Accepted) -> dict[str, object]:
+    result: dict[str, object] = {
         "filename": accepted.document.filename,
         "document_id": str(accepted.document.id),
         "job_id": str(accepted.job.id),

@@ -47,6 +47,8 @@ class StatusConsumer(AsyncWebsocketConsumer):
         """The page sends nothing that matters; ignore whatever arrives."""
 
     async def job_changed(self, event: JobChanged) -> None:
+        # Only members of a user's group get these, and connect() sets user_id first.
+        assert self.user_id is not None
         await self.send(text_data=await _rendered(self.user_id, event))
 
 
@@ -57,7 +59,7 @@ REUSE_SECONDS = 1.0
 _renders: dict[tuple, tuple[float, asyncio.Future[str]]] = {}
 
 
-async def _rendered(user_id: int | None, event: JobChanged) -> str:
+async def _rendered(user_id: int, event: JobChanged) -> str:
     key = (user_id, event["document_id"], event["status"], event["done"], event["total"])
     now = time.monotonic()
     cached = _renders.get(key)
@@ -80,7 +82,7 @@ def _forget_old_renders(now: float) -> None:
             del _renders[key]
 
 
-def row_fragment(user_id: int | None, document_id: uuid.UUID) -> str:
+def row_fragment(user_id: int, document_id: uuid.UUID) -> str:
     """The document's row as an out-of-band swap, or its removal when it is gone (or
     never was this user's: the answer is the same, so it reveals nothing)."""
     document = rows.owned_documents(user_id).filter(id=document_id).first()

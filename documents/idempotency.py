@@ -57,6 +57,10 @@ def idempotent(*, owner_id: int, key: str, request_fingerprint: str) -> Iterator
             if record.fingerprint != request_fingerprint:
                 slot.mismatch = True
             else:
+                # A row that another request committed: it recorded its answer in that
+                # same transaction (a body that raised took the row with its rollback).
+                assert record.status_code is not None
+                assert record.body is not None
                 slot.replay = (record.status_code, record.body)
         yield slot
 

@@ -69,10 +69,16 @@ def _value(row: Model, field: Field, now: datetime) -> object:
     return field.pre_save(row, add=True)
 
 
+def _column(field: Field) -> str:
+    # A concrete field is one with a column: Django sets `concrete = column is not None`.
+    assert field.column is not None
+    return field.column
+
+
 @cache
 def _insert_sql(model: type[Model], cast: bool) -> tuple[str, str]:
     fields = model._meta.local_concrete_fields
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    columns = ", ".join(connection.ops.quote_name(_column(field)) for field in fields)
     placeholders = ", ".join(
         f"%s::{field.cast_db_type(connection)}" if cast else "%s" for field in fields
     )

@@ -17,11 +17,20 @@ from django.http.request import split_domain_port
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
+from django_htmx.middleware import HtmxDetails
 
+from config.auth import signed_in_user
 from documents import rows, services
 from documents.models import Document
 from jobs.models import JobAttempt, JobStatus
 from search.models import Chunk
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request that went through django-htmx's middleware, which sets `htmx`."""
+
+    htmx: HtmxDetails
+
 
 PAGE_SIZE = 25
 PREVIEW_CHARACTERS = 3000
@@ -30,7 +39,7 @@ PREVIEW_CHARACTERS = 3000
 def _listing(request: HttpRequest) -> dict:
     """The filtered, paged rows the page and its polling fragment show."""
     wanted = request.GET.get("status", "")
-    documents = rows.owned_documents(request.user.pk)
+    documents = rows.owned_documents(signed_in_user(request).pk)
     if wanted in JobStatus.values:
         documents = documents.filter(current_job__status=wanted)
     else:
@@ -75,7 +84,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def listing(request: HttpRequest) -> HttpResponse:
+def listing(request: HtmxHttpRequest) -> HttpResponse:
     """The table body and pager: what filters, paging and polling swap in. The filter
     pushes this URL into the browser's history, so a request that is not htmx's swap (a
     reload, a bookmark, htmx restoring history it no longer holds) gets the whole page."""
@@ -85,7 +94,7 @@ def listing(request: HttpRequest) -> HttpResponse:
 
 
 def _owned(request: HttpRequest, document_id: uuid.UUID) -> Document:
-    return get_object_or_404(rows.owned_documents(request.user.pk), id=document_id)
+    return get_object_or_404(rows.owned_documents(signed_in_user(request).pk), id=document_id)
 
 
 def _row(request: HttpRequest, document_id: uuid.UUID, notice: str = "") -> HttpResponse:
@@ -94,7 +103,9 @@ def _row(request: HttpRequest, document_id: uuid.UUID, notice: str = "") -> Http
         request, "documents/_row.html", {"row": rows.row_for(_owned(request, document_id))}
     )
     if notice:
-        trigger_client_event(response, "notice", notice)
+        # A string, not the dict django-htmx documents: htmx hands listeners a non-object
+        # as event.detail.value, which static/js/page.js reads.
+        trigger_client_event(response, "notice", notice)  # type: ignore[arg-type]
     return response
 
 
@@ -109,7 +120,7 @@ def row(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
 def retry(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
     document = _owned(request, document_id)
     try:
-        services.retry_document(document_id=document.id, owner_id=request.user.pk)
+        services.retry_document(document_id=document.id, owner_id=signed_in_user(request).pk)
     except services.NotRetryable as exc:
         return _row(request, document_id, notice=str(exc))
     return _row(request, document_id)
@@ -120,7 +131,7 @@ def retry(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
 def delete(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
     document = _owned(request, document_id)
     try:
-        services.delete_document(document_id=document.id, owner_id=request.user.pk)
+        services.delete_document(document_id=document.id, owner_id=signed_in_user(request).pk)
     except Document.DoesNotExist as exc:  # deleted meanwhile, in another tab
         raise Http404 from exc
     return HttpResponse("")  # htmx swaps the row out

@@ -5,7 +5,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import (
@@ -55,9 +55,7 @@ def sha256_of(upload: UploadedFile) -> str:
     return digest.hexdigest()
 
 
-def create_upload(
-    *, owner: AbstractBaseUser, upload: UploadedFile, reprocess: bool = False
-) -> Accepted:
+def create_upload(*, owner: User, upload: UploadedFile, reprocess: bool = False) -> Accepted:
     """Accept one validated file: store the bytes, then record Document + Job(queued) in
     one statement; the job's id is sent after commit.
 
@@ -72,6 +70,7 @@ def create_upload(
     key = default_storage.save(
         storage_key(owner_id=owner.pk, document_id=document_id, version=1), upload
     )
+    assert upload.size is not None  # every upload handler (and SimpleUploadedFile) sets it
     document = Document(
         id=document_id,
         owner=owner,
@@ -116,12 +115,13 @@ def _duplicate(document: Document, *, reprocess: bool) -> Accepted:
         with transaction.atomic():
             locked = Document.objects.select_for_update().get(id=document.id)
             job = _queue_new_job(locked)
+    # current_job is nullable only for the insert that creates a document with its first
+    # job, and a job is deleted only with its document: an existing document has one.
+    assert job is not None
     return Accepted(document=document, job=job, duplicate=True)
 
 
-def add_version(
-    *, document_id: uuid.UUID, owner: AbstractBaseUser, upload: UploadedFile
-) -> Accepted:
+def add_version(*, document_id: uuid.UUID, owner: User, upload: UploadedFile) -> Accepted:
     """Store a new version of a document (n + 1) and queue a job for it.
 
     The document now describes the new file; search keeps serving the ready version
@@ -142,6 +142,7 @@ def add_version(
         document.version = version
         document.storage_key = key
         document.filename = display_name(upload.name)
+        assert upload.size is not None  # every upload handler (and SimpleUploadedFile) sets it
         document.size = upload.size
         document.sha256 = sha256
         document.page_count = None

@@ -8,6 +8,7 @@ cheaper on the upload path and shared by every web process the same way.
 import logging
 import time
 from functools import lru_cache
+from typing import cast
 
 import redis
 from django.conf import settings
@@ -22,19 +23,34 @@ def _client(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
 
 
+def _parse_rate(rate: str) -> tuple[int, int]:
+    """(requests, seconds) of a rate such as "120/min", read by DRF's own parser.
+
+    SimpleRateThrottle.parse_rate never uses its instance (and building one needs a
+    configured scope), so it is called on the class with none.
+    """
+    allowed, period = SimpleRateThrottle.parse_rate(cast(SimpleRateThrottle, None), rate)
+    # Both are None only for a None rate.
+    assert allowed is not None
+    assert period is not None
+    return allowed, period
+
+
 class UploadThrottle(BaseThrottle):
     """At most INGEST_UPLOAD_THROTTLE_RATE upload requests per user ("120/min")."""
 
     def allow_request(self, request: Request, view: object) -> bool:
-        allowed, period = SimpleRateThrottle.parse_rate(None, settings.INGEST_UPLOAD_THROTTLE_RATE)
+        allowed, period = _parse_rate(settings.INGEST_UPLOAD_THROTTLE_RATE)
         now = time.time()
         window = int(now // period)
         self.wait_seconds = period - (now % period)
         key = f"ingest:throttle:uploads:{request.user.pk}:{window}"
         try:
-            count, _ = (
-                _client(settings.REDIS_URL).pipeline().incr(key).expire(key, period + 1).execute()
-            )
+            # One round trip: a pipeline buffers its commands until execute().
+            pipe = _client(settings.REDIS_URL).pipeline()
+            pipe.incr(key)
+            pipe.expire(key, period + 1)
+            count, _ = pipe.execute()
         except redis.RedisError:
             # An outage must not stop uploads; the database-backed admission still guards.
             log.warning("upload throttle unavailable; letting the request through", exc_info=True)

@@ -12,6 +12,7 @@ import io
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from django.conf import settings
 from django.core.files.uploadedfile import (
@@ -65,6 +66,10 @@ class RejectedFile:
     rejection: Rejection
 
 
+# What request.FILES holds for a request parsed by GuardedUploadHandler.
+ReceivedFile: TypeAlias = UploadedFile | RejectedFile
+
+
 class RequestTooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "request_too_large"
@@ -80,7 +85,7 @@ class _Current:
     head: bytes = b""
     digest: "hashlib._Hash" = field(default_factory=hashlib.sha256)
     # In memory up to FILE_UPLOAD_MAX_MEMORY_SIZE, then a named temporary file that
-    # FileSystemStorage can move into place instead of copying.
+    # FileSystemStorage can move into place instead of copying. None once rejected.
     spool: io.BytesIO | TemporaryUploadedFile | None = None
     rejection: Rejection | None = None
 
@@ -89,9 +94,11 @@ class _Current:
             on_disk = TemporaryUploadedFile(self.name, self.content_type, 0, self.charset)
             on_disk.write(self.spool.getbuffer())
             self.spool = on_disk
+        assert self.spool is not None  # only a rejected file has none, and it gets no writes
         self.spool.write(data)
 
     def finish(self) -> UploadedFile:
+        assert self.spool is not None  # only a rejected file has none, and it is not finished
         self.spool.seek(0)
         if isinstance(self.spool, TemporaryUploadedFile):
             self.spool.size = self.size
@@ -111,7 +118,8 @@ class GuardedUploadHandler(FileUploadHandler):
         self.count = 0
         self.current: _Current | None = None
 
-    def handle_raw_input(
+    # Django passes the boundary as bytes (MultiPartParser encodes it); django-stubs says str.
+    def handle_raw_input(  # type: ignore[override]
         self,
         input_data: object,
         META: dict,
@@ -153,19 +161,22 @@ class GuardedUploadHandler(FileUploadHandler):
             return None  # discarded: only counted against nothing, never written
         current.size += len(raw_data)
         if current.size > self.max_bytes:
-            self._reject(too_large())
+            self._reject(current, too_large())
             return None
         if len(current.head) < MAGIC_WINDOW:
             current.head += raw_data[: MAGIC_WINDOW - len(current.head)]
             if len(current.head) >= MAGIC_WINDOW and PDF_MAGIC not in current.head:
-                self._reject(NOT_A_PDF)
+                self._reject(current, NOT_A_PDF)
                 return None
         current.digest.update(raw_data)
         current.write(raw_data)
         return None
 
-    def file_complete(self, file_size: int) -> UploadedFile | RejectedFile:
+    # A RejectedFile stands in request.FILES for a refused file (MultiPartParser keeps
+    # whatever this returns); django-stubs allows only an UploadedFile or None.
+    def file_complete(self, file_size: int) -> ReceivedFile:  # type: ignore[override]
         current = self.current
+        assert current is not None  # Django calls new_file before each file_complete
         self.current = None
         if current.rejection is None and current.size == 0:
             current.rejection = EMPTY
@@ -176,13 +187,15 @@ class GuardedUploadHandler(FileUploadHandler):
                 current.spool.close()
             return RejectedFile(name=current.name, rejection=current.rejection)
         upload = current.finish()
-        upload.sha256 = current.digest.hexdigest()
+        # An attribute of our own on Django's object, read back by services.sha256_of.
+        setattr(upload, "sha256", current.digest.hexdigest())  # noqa: B010
         return upload
 
-    def _reject(self, rejection: Rejection) -> None:
-        self.current.rejection = rejection
-        self.current.spool.close()
-        self.current.spool = None
+    def _reject(self, current: _Current, rejection: Rejection) -> None:
+        assert current.spool is not None  # a file is rejected once; until then it has a spool
+        current.rejection = rejection
+        current.spool.close()
+        current.spool = None
 
 
 _UNSAFE = re.compile(r"[\\/]")

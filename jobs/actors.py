@@ -4,6 +4,8 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Callable
+from typing import TypedDict
 
 import dramatiq
 from django.conf import settings
@@ -59,7 +61,16 @@ def database_was_away(retries: int, exception: BaseException) -> bool:
     return isinstance(exception, UNREACHABLE) and retries < DATABASE_REDELIVERIES
 
 
-_OPTIONS = {
+class _ActorOptions(TypedDict):
+    """Options of Dramatiq's middleware (TimeLimit, Retries) that every job actor gets."""
+
+    time_limit: int
+    retry_when: Callable[[int, BaseException], bool]
+    min_backoff: int
+    max_backoff: int
+
+
+_OPTIONS: _ActorOptions = {
     # The time limit is a backstop: extraction has its own, shorter one.
     "time_limit": settings.INGEST_JOB_TIME_LIMIT_SECONDS * 1000,
     "retry_when": database_was_away,
@@ -79,7 +90,8 @@ def _actor(lane: str, *, resumed: bool) -> dramatiq.Actor:
     # Names from jobs/lanes.py, which jobs/queue.py sends to without importing this module.
     name, queue = ROUTES[(lane, resumed)]
     priority = RESUMED if resumed else NEW
-    return dramatiq.actor(handle, actor_name=name, queue_name=queue, priority=priority, **_OPTIONS)
+    declare = dramatiq.actor(actor_name=name, queue_name=queue, priority=priority, **_OPTIONS)
+    return declare(handle)
 
 
 process_fast_job = _actor("fast", resumed=False)

@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from config import humanize
+from config.auth import signed_in_user
 from jobs import services
 from jobs.admin_display import plural, preformatted, short_age, status_badge
 from jobs.admin_filters import ErrorCodeFilter, ReplacedFilter, id_range
@@ -40,7 +41,9 @@ class JobAttemptInline(admin.TabularInline):
     model = JobAttempt
     verbose_name = "attempt"
     verbose_name_plural = "attempt history"
-    fields = [
+    # A tuple: Django takes a list or a tuple for each, and only a tuple (read-only)
+    # is typed to serve as both.
+    fields = (
         "number",
         "worker",
         "started_at",
@@ -50,7 +53,7 @@ class JobAttemptInline(admin.TabularInline):
         "error_code",
         "error_message",
         "traceback_block",
-    ]
+    )
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -260,7 +263,7 @@ class JobAdmin(admin.ModelAdmin):
         """Who retried or cancelled what, in each job's admin history."""
         if job_ids:
             LogEntry.objects.log_actions(
-                user_id=request.user.pk,
+                user_id=signed_in_user(request).pk,
                 queryset=Job.objects.filter(id__in=job_ids),
                 action_flag=CHANGE,
                 change_message=message,

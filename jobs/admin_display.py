@@ -7,7 +7,7 @@ from django.utils.safestring import SafeString
 
 from jobs.models import JobStatus
 
-STATUS_COLOURS = {
+STATUS_COLOURS: dict[str, str] = {
     JobStatus.QUEUED: "#6c757d",
     JobStatus.PROCESSING: "#0d6efd",
     JobStatus.SUCCEEDED: "#198754",

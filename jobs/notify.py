@@ -72,7 +72,9 @@ def _push(group: str, payload: JobChanged) -> None:
 
         layer = get_channel_layer()
         if layer is not None:
-            async_to_sync(layer.group_send)(group, payload)
+            # types-channels asks for dict[str, Any], which mypy never takes a TypedDict
+            # for, though it is a dict at run time.
+            async_to_sync(layer.group_send)(group, payload)  # type: ignore[arg-type]
     except Exception:
         log.info(
             "could not push %s to %s; pages will poll", payload["status"], group, exc_info=True

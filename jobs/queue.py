@@ -68,7 +68,7 @@ def _send(job_id: str, *, lane: str, resumed: bool, delay_ms: int | None) -> Non
     so a web process never imports jobs.actors (see jobs/lanes.py).
     """
     actor_name, queue_name = route(lane, resumed=resumed)
-    message = dramatiq.Message(
+    message: dramatiq.Message[None] = dramatiq.Message(
         queue_name=queue_name, actor_name=actor_name, args=(job_id,), kwargs={}, options={}
     )
     dramatiq.get_broker().enqueue(message, delay=delay_ms)

@@ -9,7 +9,7 @@ actor can never move a job backwards.
 import enum
 import random
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -80,7 +80,7 @@ def first_job_inserted(*, job: Job) -> None:
 # --------------------------------------------------------------------------- claiming
 
 
-def _lease_cutoff() -> timezone.datetime:
+def _lease_cutoff() -> datetime:
     return timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
 
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import openai
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from openai.types import EmbeddingCreateParams
 
 from search.embedding.ratelimit import estimate_tokens, shared_limiter
 from search.pipeline.errors import (
@@ -71,8 +72,8 @@ def _client(base_url: str | None, api_key: str, timeout: float) -> openai.OpenAI
     return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
 
 
-def _request(texts: Sequence[str]) -> dict[str, object]:
-    request: dict[str, object] = {
+def _request(texts: Sequence[str]) -> EmbeddingCreateParams:
+    request: EmbeddingCreateParams = {
         "model": settings.INGEST_EMBED_MODEL,
         "input": list(texts),
         # The client asks for base64 unless told; not every compatible server has it.
@@ -189,6 +190,7 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
         raw = headers.get(name)
         if raw is None:
             continue
+        seconds: float | None
         try:
             seconds = float(raw) * scale
         except ValueError:

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TypedDict
+from typing import IO, TypedDict, cast
 
 from search.pipeline.errors import (
     Corrupt,
@@ -168,7 +168,8 @@ def _decode(stdout: bytes) -> Payload:
         payload = json.loads(stdout)
     except ValueError:
         return {}
-    return payload if isinstance(payload, dict) else {}
+    # The child's own JSON: main() below writes a Payload.
+    return cast(Payload, payload) if isinstance(payload, dict) else {}
 
 
 def _describe(returncode: int) -> str:
