@@ -1,0 +1,107 @@
+"""The ops dashboard in chromium, against the real servers and worker: a staff member
+watches it follow uploads (a job held by the worker, a failure, documents ready) without
+reloading; a signed-in user who is not staff gets 403."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import PASSWORD, STATE_TIMEOUT_MS, in_thread
+from tests.factories import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def make_staff(name: str) -> User:
+    return in_thread(lambda: User.objects.create_user(name, password=PASSWORD, is_staff=True))
+
+
+def sign_in(page: Page, username: str, then: str) -> None:
+    page.goto(then)
+    expect(page).to_have_url(re.compile(r"/accounts/login/\?next="))
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def pdf(name: str, content: bytes) -> dict:
+    return {"name": name, "mimeType": "application/pdf", "buffer": content}
+
+
+def truncated_pdf() -> bytes:
+    """`%PDF-` up front, so the upload is accepted; the worker finds it damaged."""
+    whole = make_pdf(pages=1, seed=99)
+    return whole[: len(whole) // 2]
+
+
+def summary(page: Page, chart: str):
+    return page.locator(f"#chart-{chart} [data-summary]")
+
+
+def figure(page: Page, name: str):
+    return page.locator(f'[data-figure="{name}"]')
+
+
+def test_staff_watch_the_dashboard_follow_the_jobs_without_a_reload(
+    browsing, servers, embeddings, artifacts, make_user
+):
+    make_staff("olivia")
+    make_user("alice")
+    ops = browsing("olivia")
+    sign_in(ops, "olivia", "/ops/")
+    expect(ops.get_by_role("heading", name="Pipeline dashboard")).to_be_visible()
+    expect(ops.locator("svg.ops-chart")).to_have_count(10)
+    expect(summary(ops, "documents")).to_have_text("0 in the last hour")
+    # The worker's process beats every few seconds: it shows up as alive.
+    expect(figure(ops, "processes")).to_have_text("1", timeout=STATE_TIMEOUT_MS)
+    ops.evaluate("window.opsTestMark = 'not reloaded'")
+    documents_chart = ops.locator("#chart-documents svg").inner_html()
+    artifacts.screenshot(ops, "before-uploads")
+
+    embeddings.hold()  # good files stay `processing`, held by the worker, until released
+    alice = browsing("alice")
+    sign_in(alice, "alice", "/")
+    alice.locator("#files").set_input_files(
+        [
+            pdf("q3-report.pdf", make_pdf(pages=2, seed=1)),
+            pdf("q4-report.pdf", make_pdf(pages=3, seed=2)),
+            pdf("truncated.pdf", truncated_pdf()),
+        ]
+    )
+
+    workers = ops.locator(".ops-workers")
+    expect(workers).to_contain_text("q3-report.pdf", timeout=STATE_TIMEOUT_MS)
+    expect(workers).to_contain_text("q4-report.pdf")
+    expect(summary(ops, "failures")).to_have_text("1 in the last hour", timeout=STATE_TIMEOUT_MS)
+    expect(ops.locator("#chart-failures svg")).to_contain_text("corrupt")
+    expect(figure(ops, "dead-letters")).to_have_text("1")
+    artifacts.screenshot(ops, "jobs-held-and-a-failure")
+    embeddings.release()
+
+    expect(summary(ops, "documents")).to_have_text("2 in the last hour", timeout=STATE_TIMEOUT_MS)
+    expect(summary(ops, "pages")).to_have_text("5 in the last hour")
+    expect(workers).not_to_contain_text("q3-report.pdf")
+    expect(ops.locator("#chart-documents svg")).not_to_contain_text("none in the last hour")
+    assert ops.locator("#chart-documents svg").inner_html() != documents_chart
+    assert ops.evaluate("window.opsTestMark") == "not reloaded"
+    artifacts.screenshot(ops, "documents-ready")
+
+    ops.get_by_role("link", name="The last 24 hours").click()
+    expect(ops).to_have_url(re.compile(r"/ops/\?window=24h$"))
+    expect(summary(ops, "documents")).to_have_text("2 in the last 24 hours")
+    assert ops.evaluate("window.opsTestMark") == "not reloaded"
+    artifacts.screenshot(ops, "last-24-hours")
+
+
+def test_a_user_who_is_not_staff_gets_403(browsing, servers, make_user):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice", "/ops/")
+    expect(page).to_have_url(re.compile(r"/ops/$"))
+
+    response = page.goto("/ops/")
+
+    assert response.status == 403
+    assert page.get_by_role("heading", name="Pipeline dashboard").count() == 0
