@@ -26,8 +26,9 @@ run: $(VENV)/.installed-base
 	$(PY) manage.py embedded start
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py clear_metrics
 	@echo
-	@echo "  Serving on http://127.0.0.1:$(PORT)/  (upload page: /, API docs: /api/docs/, admin: /admin/, health: /healthz)"
+	@echo "  Serving on http://127.0.0.1:$(PORT)/  (upload page: /, API docs: /api/docs/, admin: /admin/, ops: /ops/, metrics: /metrics, health: /healthz)"
 	@echo "  Live status socket: ws://127.0.0.1:$${WS_PORT:-8001}/ws/status/ (daphne)"
 	@echo
 	@echo "  In a second shell, here (README.md, 'Two commands', shows the answers):"
@@ -72,12 +73,14 @@ loadtest: $(VENV)/.installed-dev
 chaos: $(VENV)/.installed-dev
 	INGEST_CHAOS_ROUNDS=$${CHAOS_ROUNDS:-5} $(PY) -m pytest tests/chaos $(PYTEST_ARGS)
 
-## make bench: upload-acknowledgement latency against a floor, pipeline throughput, and how
-## many status websockets one daphne holds (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
+## make bench: upload-acknowledgement latency against a floor, pipeline throughput, how
+## many status websockets one daphne holds, and one /metrics scrape over a million job rows
+## (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev
 	$(PY) -m bench $(BENCH_ARGS)
 	$(PY) -m bench.pipeline
 	$(PY) -m bench.websockets $(BENCH_WS_ARGS)
+	$(PY) -m bench.scrape
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), and every pinned
 ## requirement installs as a wheel on CPython 3.11-3.13.

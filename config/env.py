@@ -4,6 +4,7 @@ Each reader fails loudly on a value it cannot understand: a typo in a deployment
 should stop the process at start-up, not quietly fall back to a default.
 """
 
+import ipaddress
 import os
 
 
@@ -70,3 +71,16 @@ def env_choice(name: str, default: str, choices: set[str]) -> str:
         allowed = ", ".join(sorted(choices))
         raise ConfigurationError(f"{name} must be one of {allowed}, got {value!r}")
     return value
+
+
+def env_networks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """A comma-separated list of addresses or CIDR blocks (10.0.0.0/8, ::1)."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ConfigurationError(
+                f"{name} must list addresses or CIDR blocks such as 10.0.0.0/8, got {item!r}"
+            ) from None
+    return networks

@@ -16,3 +16,10 @@ accesslog = "-" if env_str("WEB_ACCESS_LOG") else None
 # servers on one machine (make run, the benchmark, the browser tests) would fight over it;
 # nothing here uses it.
 control_socket_disable = True
+
+
+def child_exit(server: object, worker: object) -> None:
+    """prometheus_client's multiprocess mode: a dead worker's live gauges stop counting."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ pgvector and a private Redis under var/, started on demand (config/embedded.py).
 Every variable is listed in the README's configuration table.
 """
 
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from config.env import (
     env_float,
     env_int,
     env_list,
+    env_networks,
     env_str,
 )
 
@@ -59,11 +61,14 @@ INSTALLED_APPS = [
     "django_htmx",
     "documents",
     "jobs",
+    "jobs.ops",
     "search",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # What became of each upload and how long its 202 took (ingest_uploads_total, ...).
+    "documents.metrics.UploadMetrics",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -143,6 +148,9 @@ DRAMATIQ_BROKER = {
         # Refuses to start a worker whose embedding provider or vector column does not
         # match INGEST_EMBED_DIMENSIONS.
         "search.middleware.EmbeddingStartupCheck",
+        # Each worker process's row in ops_workerprocess (threads, last beat) for /metrics
+        # and the ops dashboard.
+        "jobs.ops.heartbeat.WorkerHeartbeat",
     ],
 }
 DRAMATIQ_AUTODISCOVER_MODULES = ["actors"]
@@ -318,6 +326,36 @@ INGEST_EXTRACT_TIMEOUT_SECONDS = env_int("INGEST_EXTRACT_TIMEOUT_SECONDS", 300, 
 INGEST_EXTRACT_MEMORY_MB = env_int("INGEST_EXTRACT_MEMORY_MB", 1024, minimum=128)
 if INGEST_CHUNK_OVERLAP >= INGEST_CHUNK_SIZE:
     raise ConfigurationError("INGEST_CHUNK_OVERLAP must be smaller than INGEST_CHUNK_SIZE")
+
+# --------------------------------------------------------------------------- operations
+
+# Prometheus' multiprocess mode: every web, websocket and worker process writes its
+# counters to files here and /metrics adds them up. `make run` clears it at start
+# (manage.py clear_metrics); it must be set before prometheus_client is first imported,
+# which nothing does before the settings load.
+PROMETHEUS_MULTIPROC_DIR = Path(env_str("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "prometheus")))
+PROMETHEUS_MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
+# Who may read /metrics besides loopback: these networks, or a bearer token.
+INGEST_METRICS_ALLOW_CIDRS = env_networks("INGEST_METRICS_ALLOW_CIDRS")
+INGEST_METRICS_TOKEN = env_str("INGEST_METRICS_TOKEN").strip()
+# The scaling signal (ingest_workers_wanted): threads that would drain a lane's backlog
+# within this many seconds at the measured rate, clamped to MIN..MAX.
+INGEST_TARGET_QUEUE_SECONDS = env_int("INGEST_TARGET_QUEUE_SECONDS", 900, minimum=1)
+INGEST_MIN_WORKERS = env_int("INGEST_MIN_WORKERS", 1, minimum=0)
+INGEST_MAX_WORKERS = env_int("INGEST_MAX_WORKERS", 64, minimum=1)
+if INGEST_MIN_WORKERS > INGEST_MAX_WORKERS:
+    raise ConfigurationError("INGEST_MIN_WORKERS must not be more than INGEST_MAX_WORKERS")
+# A worker process says it is alive this often (ops_workerprocess.beat_at).
+INGEST_WORKER_BEAT_SECONDS = env_int("INGEST_WORKER_BEAT_SECONDS", 10, minimum=1)
+# The ops dashboard's per-minute history, written by the sweeper.
+INGEST_OPS_RETENTION_DAYS = env_int("INGEST_OPS_RETENTION_DAYS", 7, minimum=1)
+# Alerts to a Slack-compatible incoming webhook (POST {"text": ...}); unset: none sent.
+INGEST_ALERT_WEBHOOK_URL = env_str("INGEST_ALERT_WEBHOOK_URL").strip()
+INGEST_ALERT_QUEUE_AGE_SECONDS = env_int("INGEST_ALERT_QUEUE_AGE_SECONDS", 900, minimum=1)
+INGEST_ALERT_MIN_INTERVAL_SECONDS = env_int("INGEST_ALERT_MIN_INTERVAL_SECONDS", 600, minimum=0)
+# Links in alerts point here (scheme://host[:port]); unset: the alert names the path only.
+INGEST_PUBLIC_URL = env_str("INGEST_PUBLIC_URL").strip().rstrip("/")
 
 # --------------------------------------------------------------------------- i18n, logs
 

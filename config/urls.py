@@ -9,6 +9,7 @@ from config.health import healthz
 from documents import pages
 from documents.api import DocumentViewSet
 from jobs.api import JobDetailView
+from jobs.ops.exporter import metrics
 
 router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")
@@ -23,6 +24,8 @@ urlpatterns = [
     path("documents/<uuid:document_id>/delete/", pages.delete, name="page-delete"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics, name="metrics"),
+    path("", include("jobs.ops.urls")),  # /ops/: the pipeline dashboard, for staff
     path("api/jobs/<uuid:job_id>/", JobDetailView.as_view(), name="job-detail"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

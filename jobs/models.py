@@ -114,6 +114,8 @@ class JobAttempt(models.Model):
 
     class Meta:
         ordering = ["job", "number"]
+        # The scaling signal and the ops history read the attempts that ended lately.
+        indexes = [models.Index(fields=["finished_at"], name="attempt_finished_at")]
         constraints = [
             models.UniqueConstraint(fields=["job", "number"], name="one_record_per_attempt")
         ]

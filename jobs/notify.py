@@ -6,7 +6,6 @@ nothing, since pages re-read the state when they (re)connect or poll.
 
 import logging
 import time
-from collections.abc import Iterable
 from typing import TypedDict
 
 from asgiref.sync import async_to_sync
@@ -58,12 +57,6 @@ def job_changed(
     )
     group = user_group(job.owner_id)
     transaction.on_commit(lambda: _push(group, payload))
-
-
-def jobs_changed(jobs: Iterable[Job], *, status: str) -> None:
-    """job_changed for each of several jobs (operator actions, sweeps)."""
-    for job in jobs:
-        job_changed(job, status=status)
 
 
 def _push(group: str, payload: JobChanged) -> None:

@@ -18,6 +18,7 @@ from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
+from config import metrics
 from documents import services as documents
 from jobs import services
 from jobs.lease import LeaseKeeper
@@ -124,6 +125,7 @@ def _extract(job: Job) -> list[Page]:
         )
     classify_text(raw)
     pages = [Page(page.number, clean_text(page.text)) for page in raw]
+    metrics.PAGES.inc(len(pages))
     # Only the newest version describes the document.
     documents.record_page_count(document_id=job.document_id, version=job.version, pages=len(pages))
     return pages

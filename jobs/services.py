@@ -1,25 +1,29 @@
 """Every change of a job's state. Each is one conditional UPDATE on the expected state.
 
-The state machine (DESIGN.md): queued → processing → succeeded | failed | queued (retry);
+The state machine (docs/design.md): queued → processing → succeeded | failed | queued (retry);
 queued | failed → cancelled; failed or stale → queued (a fresh attempt). A write that
 finds its row in another state changes nothing and says so, so a late or duplicate
-actor can never move a job backwards.
+actor can never move a job backwards. Every change is announced through
+jobs.ops.events (the owner's pages, the metrics, alerts), after commit.
 """
 
 import enum
 import random
 import uuid
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
-from documents.models import Document
-from jobs import notify
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
+from jobs.ops import events
 from jobs.queue import send_job_on_commit
+
+if TYPE_CHECKING:  # documents sits above jobs; only its type is needed here
+    from documents.models import Document
 
 
 class Outcome(enum.StrEnum):
@@ -36,7 +40,7 @@ def lane_for(size: int) -> Lane:
     return Lane.FAST if size <= settings.INGEST_FAST_LANE_MAX_BYTES else Lane.BATCH
 
 
-def queue_new_job(*, document: Document) -> Job:
+def queue_new_job(*, document: "Document") -> Job:
     """Create a queued job for the document's current version and file, and send its id
     after commit. Making it the document's current job is the caller's (documents'
     services write documents).
@@ -51,11 +55,11 @@ def queue_new_job(*, document: Document) -> Job:
         lane=lane_for(document.size),
     )
     send_job_on_commit(job)
-    notify.job_changed(job, status=JobStatus.QUEUED)
+    events.changed(job, status=JobStatus.QUEUED)
     return job
 
 
-def first_job(*, document: Document) -> Job:
+def first_job(*, document: "Document") -> Job:
     """The unsaved first job of a new document, stamped as sent at the document's own
     creation time. documents.services inserts it together with the document."""
     return Job(
@@ -117,11 +121,11 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
             _give_up_on_crash_loop(job_id)
             return None  # someone else holds it, it is not due, or there is nothing to do
         job = Job.objects.select_related("document").get(id=job_id)
-        _close_open_attempts(job)
+        events.attempts_lost(_close_open_attempts(job))
         # Numbers keep counting across operator retries, which start `attempts` again at 0.
         last = JobAttempt.objects.filter(job=job).aggregate(n=Max("number"))["n"] or 0
         JobAttempt.objects.create(job=job, number=last + 1, worker=worker, started_at=now)
-        notify.job_changed(job, status=JobStatus.PROCESSING)
+        events.changed(job, status=JobStatus.PROCESSING)
     return job
 
 
@@ -142,17 +146,17 @@ def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:
         )
         if gave_up:
             job = Job.objects.get(id=job_id)
-            _close_open_attempts(job)
-            notify.job_changed(job, status=JobStatus.FAILED)
+            events.attempts_lost(_close_open_attempts(job))
+            events.changed(job, status=JobStatus.FAILED)
 
 
 _LOST = "The worker stopped renewing its lease (killed, out of memory, or hung)."
 
 
-def _close_open_attempts(job: Job) -> None:
+def _close_open_attempts(job: Job) -> int:
     """Attempt records still marked running died with their worker. Call only where the
-    job is not held by a live attempt (claiming it, or taking it back)."""
-    JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING).update(
+    job is not held by a live attempt (claiming it, or taking it back). Returns how many."""
+    return JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING).update(
         outcome=AttemptOutcome.LOST,
         error_code="lease_expired",
         error_message=_LOST,
@@ -177,9 +181,9 @@ def requeue_stale(*, job: Job) -> bool:
         error_detail=_LOST,
     )
     if requeued:
-        _close_open_attempts(job)
+        events.attempts_lost(_close_open_attempts(job))
         send_job_on_commit(job, resumed=True)
-        notify.job_changed(job, status=JobStatus.QUEUED)
+        events.changed(job, status=JobStatus.QUEUED)
     return requeued == 1
 
 
@@ -205,7 +209,7 @@ def record_progress(*, job: Job, done: int, total: int) -> bool:
         progress_done=done, progress_total=total, heartbeat_at=timezone.now()
     )
     if updated:
-        notify.job_changed(job, status=JobStatus.PROCESSING, done=done, total=total, progress=True)
+        events.changed(job, status=JobStatus.PROCESSING, done=done, total=total, progress=True)
     return updated == 1
 
 
@@ -248,7 +252,7 @@ def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
         if not updated:
             return Outcome.LOST
         _finish_attempt(job, AttemptOutcome.SUPERSEDED, "superseded")
-        notify.job_changed(job, status=JobStatus.CANCELLED)
+        events.changed(job, status=JobStatus.CANCELLED, ended=AttemptOutcome.SUPERSEDED)
         return Outcome.SUPERSEDED
     updated = _held(job).update(
         status=JobStatus.SUCCEEDED,
@@ -262,7 +266,9 @@ def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
     if not updated:
         return Outcome.LOST
     _finish_attempt(job, AttemptOutcome.SUCCEEDED)
-    notify.job_changed(job, status=JobStatus.SUCCEEDED, done=total, total=total)
+    events.changed(
+        job, status=JobStatus.SUCCEEDED, ended=AttemptOutcome.SUCCEEDED, done=total, total=total
+    )
     return Outcome.SUCCEEDED
 
 
@@ -281,7 +287,8 @@ def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> Outcome:
         if not updated:
             return Outcome.LOST
         _finish_attempt(job, AttemptOutcome.FAILED, code, detail, tb)
-        notify.job_changed(job, status=JobStatus.FAILED)
+        job.error_code, job.error_detail = code, detail[:5000]
+        events.changed(job, status=JobStatus.FAILED, ended=AttemptOutcome.FAILED)
     return Outcome.FAILED
 
 
@@ -321,7 +328,7 @@ def retry_or_fail(
             return Outcome.LOST
         _finish_attempt(job, AttemptOutcome.RETRY, code, detail, tb)
         send_job_on_commit(job, delay_seconds=delay, resumed=True)
-        notify.job_changed(job, status=JobStatus.QUEUED)
+        events.changed(job, status=JobStatus.QUEUED, ended=AttemptOutcome.RETRY)
     return Outcome.RETRY
 
 
@@ -335,7 +342,7 @@ def expire_job(*, job_id: uuid.UUID) -> bool:
         error_detail=f"The job waited more than {limit} s in the queue and was not started.",
     )
     if updated:
-        notify.jobs_changed(Job.objects.filter(id=job_id), status=JobStatus.FAILED)
+        events.many_changed(Job.objects.filter(id=job_id), status=JobStatus.FAILED)
     return updated == 1
 
 
@@ -354,7 +361,7 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
             Job.objects.select_for_update(skip_locked=True).filter(retryable, id__in=job_ids)
         )
         for job in jobs:
-            _close_open_attempts(job)
+            events.attempts_lost(_close_open_attempts(job))
         Job.objects.filter(id__in=[job.id for job in jobs]).update(
             status=JobStatus.QUEUED,
             attempts=0,
@@ -371,7 +378,7 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
         for job in jobs:
             send_job_on_commit(job)
             requeued.append(job.id)
-        notify.jobs_changed(jobs, status=JobStatus.QUEUED)
+        events.many_changed(jobs, status=JobStatus.QUEUED)
     return requeued
 
 
@@ -386,5 +393,5 @@ def cancel_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
         cancellable.filter(id__in=[job.id for job in jobs]).update(
             status=JobStatus.CANCELLED, finished_at=timezone.now(), next_attempt_at=None
         )
-        notify.jobs_changed(jobs, status=JobStatus.CANCELLED)
+        events.many_changed(jobs, status=JobStatus.CANCELLED)
     return [job.id for job in jobs]

@@ -59,6 +59,7 @@ def declare_actors() -> None:
     """Import the actors, which declare their queues on the broker, as `rundramatiq`
     does. Nothing else in a test process may have: the queue sends by name."""
     importlib.import_module("jobs.actors")
+    importlib.import_module("jobs.ops.actors")  # the `alerts` queue
 
 
 @contextlib.contextmanager

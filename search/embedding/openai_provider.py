@@ -24,6 +24,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from openai.types import EmbeddingCreateParams
 
+from search.embedding import stats
 from search.embedding.ratelimit import estimate_tokens, shared_limiter
 from search.pipeline.errors import (
     PermanentError,
@@ -49,7 +50,7 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
     Timeout (transient) or PermanentError with code "embedding_rejected" (the provider
     refused the request: key, model, input) or "embedding_dimension_mismatch".
     """
-    shared_limiter().acquire(estimate_tokens(texts))
+    stats.note_wait(shared_limiter().acquire(estimate_tokens(texts)))
     try:
         response = _client(
             settings.OPENAI_BASE_URL,
@@ -57,7 +58,10 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
             float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
         ).embeddings.create(**_request(texts))
     except openai.APIError as exc:
+        limited = isinstance(exc, openai.RateLimitError)
+        stats.note_request("rate_limited" if limited else "error")
         raise _translate(exc) from exc
+    stats.note_request("ok")
     return _vectors(response, count=len(texts), dimensions=settings.INGEST_EMBED_DIMENSIONS)
 
 

@@ -5,6 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import DatabaseError, connection
 
+from jobs.ops import tick
 from jobs.sweeper import SweepReport, requeue_stuck
 
 
@@ -33,17 +34,22 @@ class Command(BaseCommand):
     ) -> None:
         self.looping = bool(loop)
         if not loop:
-            self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
+            self._sweep(older_than, dry_run)
             return
         while True:
             try:
-                self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
+                self._sweep(older_than, dry_run)
             except DatabaseError as exc:
                 # A restart or failover: the next pass reconnects. Exiting would leave
                 # recovery to whatever supervises this process, if anything does.
                 self.stderr.write(f"sweep skipped, database unavailable: {exc}".strip())
                 connection.close()
             time.sleep(loop)
+
+    def _sweep(self, older_than: float | None, dry_run: bool) -> None:
+        self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
+        if not dry_run:
+            tick.every_sweep()  # the ops dashboard's history, the queue-age alert
 
     def _report(self, report: SweepReport, dry_run: bool) -> None:
         would = "would " if dry_run else ""

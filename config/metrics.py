@@ -1,0 +1,71 @@
+"""The service's Prometheus metrics, defined once, counted by the process that sees the event.
+
+prometheus_client runs in its multiprocess mode (settings set PROMETHEUS_MULTIPROC_DIR
+before this module is imported): each gunicorn, daphne and Dramatiq process writes its
+counts to files in that directory and /metrics adds them up. What the database already
+knows (jobs by state, queue age, workers) is not counted here: jobs.ops.collector reads it
+when Prometheus scrapes.
+
+These names and labels are a contract with dashboards and alert rules (README,
+"Operations"): add new ones freely, never rename.
+"""
+
+from prometheus_client import Counter, Histogram
+
+# Seconds, from a few milliseconds (an upload's answer) to an hour (a long queue wait).
+_FAST = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_SLOW = (0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200)
+
+UPLOADS = Counter(
+    "ingest_uploads",
+    "Files sent for upload, by outcome: accepted, duplicate, rejected (with its code), "
+    "throttled, backlog_full.",
+    ["outcome", "code"],
+)
+UPLOAD_ACK = Histogram(
+    "ingest_upload_ack_seconds",
+    "Time from an upload request's start to its 202 answer.",
+    buckets=_FAST,
+)
+QUEUE_WAIT = Histogram(
+    "ingest_job_queue_wait_seconds",
+    "Time a job waited in the queue before an attempt claimed it.",
+    ["lane"],
+    buckets=_SLOW,
+)
+PROCESSING = Histogram(
+    "ingest_job_processing_seconds",
+    "Time one attempt at a job ran, from its claim to its end (any outcome).",
+    ["lane"],
+    buckets=_SLOW,
+)
+TIME_TO_READY = Histogram(
+    "ingest_document_time_to_ready_seconds",
+    "Time from a version's upload to its chunks being searchable.",
+    buckets=_SLOW,
+)
+ATTEMPTS = Counter(
+    "ingest_job_attempts",
+    "Ended attempts at jobs: succeeded, retried, failed, lost (the worker died).",
+    ["outcome"],
+)
+FAILURES = Counter(
+    "ingest_job_failures",
+    "Jobs that ended failed, by error code.",
+    ["code"],
+)
+PAGES = Counter("ingest_pages_extracted", "Pages of text read from documents.")
+CHUNKS = Counter("ingest_chunks_stored", "Chunks stored with their embeddings.")
+EMBEDDING_REQUESTS = Counter(
+    "ingest_embedding_requests",
+    "Calls to the embedding provider: ok, rate_limited (HTTP 429), error.",
+    ["outcome"],
+)
+EMBEDDING_WAIT = Counter(
+    "ingest_embedding_wait_seconds",
+    "Time spent waiting on the shared embedding rate limiter.",
+)
+
+
+def count_upload(outcome: str, code: str = "", files: int = 1) -> None:
+    UPLOADS.labels(outcome=outcome, code=code).inc(files)

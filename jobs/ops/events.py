@@ -1,0 +1,87 @@
+"""What follows a change of a job's state, once the change is committed.
+
+jobs.services calls `changed` from every place that changes a job, and nothing else
+does: the owner's pages hear of it (jobs.notify), the counters move (config.metrics), an
+operational failure alerts whoever is on call (jobs.ops.alerts). A change that rolls back
+leaves no trace in any of them.
+"""
+
+import logging
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from config import metrics
+from jobs import notify
+from jobs.models import AttemptOutcome, Job, JobStatus
+from jobs.ops import alerts
+
+log = logging.getLogger(__name__)
+
+# How an ended attempt is counted in ingest_job_attempts_total{outcome}.
+_ATTEMPT_OUTCOMES: dict[str, str] = {
+    AttemptOutcome.SUCCEEDED: "succeeded",
+    AttemptOutcome.SUPERSEDED: "superseded",
+    AttemptOutcome.RETRY: "retried",
+    AttemptOutcome.FAILED: "failed",
+    AttemptOutcome.LOST: "lost",
+}
+
+
+def changed(
+    job: Job,
+    *,
+    status: str,
+    ended: str | None = None,
+    done: int = 0,
+    total: int = 0,
+    progress: bool = False,
+) -> None:
+    """The job is now `status`; `ended` is the outcome of the attempt this change ended,
+    if it ended one. For a failure, `job.error_code` and `error_detail` say why."""
+    notify.job_changed(job, status=status, done=done, total=total, progress=progress)
+    if progress:
+        return
+    now = timezone.now()
+    _after_commit(lambda: _count(job, status, ended, total, now))
+
+
+def many_changed(jobs: Iterable[Job], *, status: str) -> None:
+    """Operator actions and sweeps: several jobs to one state, no attempt ended."""
+    for job in jobs:
+        changed(job, status=status)
+
+
+def attempts_lost(count: int) -> None:
+    """Attempts whose worker died, found when their job was taken back."""
+    if count:
+        _after_commit(lambda: metrics.ATTEMPTS.labels(outcome="lost").inc(count))
+
+
+def _after_commit(call: Callable[[], None]) -> None:
+    def guarded() -> None:
+        try:
+            call()
+        except Exception:  # a counter or an alert never fails the change it follows
+            log.warning("could not record a job's change", exc_info=True)
+
+    transaction.on_commit(guarded)
+
+
+def _count(job: Job, status: str, ended: str | None, total: int, now: datetime) -> None:
+    if status == JobStatus.PROCESSING and job.started_at and job.queued_at:
+        wait = (job.started_at - job.queued_at).total_seconds()
+        metrics.QUEUE_WAIT.labels(lane=job.lane).observe(max(0.0, wait))
+    if ended is not None:
+        metrics.ATTEMPTS.labels(outcome=_ATTEMPT_OUTCOMES[ended]).inc()
+        if job.started_at is not None:
+            seconds = (now - job.started_at).total_seconds()
+            metrics.PROCESSING.labels(lane=job.lane).observe(max(0.0, seconds))
+    if status == JobStatus.SUCCEEDED:
+        metrics.TIME_TO_READY.observe(max(0.0, (now - job.created_at).total_seconds()))
+        metrics.CHUNKS.inc(total)
+    if status == JobStatus.FAILED:
+        metrics.FAILURES.labels(code=job.error_code or "unknown").inc()
+        alerts.job_failed(job)
