@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "documents",
     "jobs",
     "jobs.ops",
+    "jobs.webhooks",
     "search",
 ]
 
@@ -356,6 +357,14 @@ INGEST_ALERT_QUEUE_AGE_SECONDS = env_int("INGEST_ALERT_QUEUE_AGE_SECONDS", 900, 
 INGEST_ALERT_MIN_INTERVAL_SECONDS = env_int("INGEST_ALERT_MIN_INTERVAL_SECONDS", 600, minimum=0)
 # Links in alerts point here (scheme://host[:port]); unset: the alert names the path only.
 INGEST_PUBLIC_URL = env_str("INGEST_PUBLIC_URL").strip().rstrip("/")
+
+# --------------------------------------------------------------------------- webhooks
+
+# Deliveries to loopback, private, link-local, multicast and metadata addresses are refused
+# unless this is true (a receiver on the same network, the tests).
+INGEST_WEBHOOK_ALLOW_PRIVATE = env_bool("INGEST_WEBHOOK_ALLOW_PRIVATE", False)
+# Attempts per delivery before it is left failed (about a day of backoff at the default).
+INGEST_WEBHOOK_MAX_ATTEMPTS = env_int("INGEST_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
 
 # --------------------------------------------------------------------------- i18n, logs
 

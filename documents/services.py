@@ -55,7 +55,9 @@ def sha256_of(upload: UploadedFile) -> str:
     return digest.hexdigest()
 
 
-def create_upload(*, owner: User, upload: UploadedFile, reprocess: bool = False) -> Accepted:
+def create_upload(
+    *, owner: User, upload: UploadedFile, reprocess: bool = False, webhook_url: str = ""
+) -> Accepted:
     """Accept one validated file: store the bytes, then record Document + Job(queued) in
     one statement; the job's id is sent after commit.
 
@@ -63,6 +65,8 @@ def create_upload(*, owner: User, upload: UploadedFile, reprocess: bool = False)
     (`duplicate`), with no new job unless `reprocess` asks for one. A failure after the
     bytes are stored leaves at most an orphan file (see cleanup_orphans), never a row
     without its file. This is the upload hot path: one statement in the common case.
+    `webhook_url` (checked by the caller) hears of the new job's end; a duplicate's job is
+    the existing one, so it hears nothing unless `reprocess` makes a new job.
     """
     sha256 = sha256_of(upload)
     document_id = uuid.uuid4()
@@ -81,7 +85,7 @@ def create_upload(*, owner: User, upload: UploadedFile, reprocess: bool = False)
         version=1,
     )
     try:
-        job = insert_document_with_job(document=document)
+        job = insert_document_with_job(document=document, webhook_url=webhook_url)
     except (OperationalError, InterfaceError):
         _discard_unless_recorded(key=key, document_id=document_id)
         raise
@@ -91,7 +95,7 @@ def create_upload(*, owner: User, upload: UploadedFile, reprocess: bool = False)
     # upload a round trip. The duplicate's bytes go again once nothing can roll back.
     transaction.on_commit(lambda: default_storage.delete(key))
     existing = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
-    return _duplicate(existing, reprocess=reprocess)
+    return _duplicate(existing, reprocess=reprocess, webhook_url=webhook_url)
 
 
 def _discard_unless_recorded(*, key: str, document_id: uuid.UUID) -> None:
@@ -109,19 +113,21 @@ def _discard_unless_recorded(*, key: str, document_id: uuid.UUID) -> None:
         default_storage.delete(key)
 
 
-def _duplicate(document: Document, *, reprocess: bool) -> Accepted:
+def _duplicate(document: Document, *, reprocess: bool, webhook_url: str = "") -> Accepted:
     job = document.current_job
     if reprocess and (job is None or job.status not in IN_FLIGHT_STATUSES):
         with transaction.atomic():
             locked = Document.objects.select_for_update().get(id=document.id)
-            job = _queue_new_job(locked)
+            job = _queue_new_job(locked, webhook_url=webhook_url)
     # current_job is nullable only for the insert that creates a document with its first
     # job, and a job is deleted only with its document: an existing document has one.
     assert job is not None
     return Accepted(document=document, job=job, duplicate=True)
 
 
-def add_version(*, document_id: uuid.UUID, owner: User, upload: UploadedFile) -> Accepted:
+def add_version(
+    *, document_id: uuid.UUID, owner: User, upload: UploadedFile, webhook_url: str = ""
+) -> Accepted:
     """Store a new version of a document (n + 1) and queue a job for it.
 
     The document now describes the new file; search keeps serving the ready version
@@ -153,7 +159,7 @@ def add_version(*, document_id: uuid.UUID, owner: User, upload: UploadedFile) ->
             transaction.on_commit(lambda: default_storage.delete(key))
             twin = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
             return _duplicate(twin, reprocess=False)
-        job = _queue_new_job(document)
+        job = _queue_new_job(document, webhook_url=webhook_url)
     return Accepted(document=document, job=job)
 
 
@@ -183,12 +189,13 @@ def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
         if current is None or current.status != JobStatus.FAILED:
             state = current.status if current else "without a job"
             raise NotRetryable(f"Only a failed document can be retried; this one is {state}.")
-        return _queue_new_job(document)
+        # The retry tells the failed upload's own webhook, if it had one, how it ends.
+        return _queue_new_job(document, webhook_url=current.webhook_url)
 
 
-def _queue_new_job(document: Document) -> Job:
+def _queue_new_job(document: Document, *, webhook_url: str = "") -> Job:
     """A queued job for the (locked) document's current version, made its current job."""
-    job = queue_new_job(document=document)
+    job = queue_new_job(document=document, webhook_url=webhook_url)
     document.current_job = job
     document.save(update_fields=["current_job", "updated_at"])
     return job

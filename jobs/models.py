@@ -47,6 +47,9 @@ class Job(models.Model):
         max_length=500, default="", help_text="The bytes this job processes."
     )
     lane = models.CharField(max_length=8, choices=Lane.choices, default=Lane.FAST)
+    webhook_url = models.CharField(
+        max_length=2000, blank=True, help_text="The upload's own webhook (webhook_url), if any."
+    )
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     progress_done = models.PositiveIntegerField(default=0)

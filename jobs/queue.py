@@ -61,14 +61,21 @@ def send_job(
 
 
 def _send(job_id: str, *, lane: str, resumed: bool, delay_ms: int | None) -> None:
-    """What the actor's `send_with_options(args=(job_id,), delay=...)` does, by name.
+    actor_name, queue_name = route(lane, resumed=resumed)
+    enqueue_by_name(queue_name, actor_name, job_id, delay_ms=delay_ms)
+
+
+def enqueue_by_name(
+    queue_name: str, actor_name: str, *args: object, delay_ms: int | None = None
+) -> None:
+    """What an actor's `send_with_options(args=args, delay=...)` does, by name.
 
     The message is built as Dramatiq's `Actor.message_with_options` builds it and
     enqueued on the configured broker, which adds the `eta` of a delayed message itself,
-    so a web process never imports jobs.actors (see jobs/lanes.py).
+    so a web process never imports the actors (jobs/lanes.py, jobs/ops/alerts.py,
+    jobs/webhooks/dispatch.py). Raises what the broker raises.
     """
-    actor_name, queue_name = route(lane, resumed=resumed)
     message: dramatiq.Message[None] = dramatiq.Message(
-        queue_name=queue_name, actor_name=actor_name, args=(job_id,), kwargs={}, options={}
+        queue_name=queue_name, actor_name=actor_name, args=args, kwargs={}, options={}
     )
     dramatiq.get_broker().enqueue(message, delay=delay_ms)

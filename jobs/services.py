@@ -40,10 +40,10 @@ def lane_for(size: int) -> Lane:
     return Lane.FAST if size <= settings.INGEST_FAST_LANE_MAX_BYTES else Lane.BATCH
 
 
-def queue_new_job(*, document: "Document") -> Job:
+def queue_new_job(*, document: "Document", webhook_url: str = "") -> Job:
     """Create a queued job for the document's current version and file, and send its id
     after commit. Making it the document's current job is the caller's (documents'
-    services write documents).
+    services write documents). `webhook_url`: the upload's own webhook, told of the end.
 
     Call inside a transaction (the caller's, which also holds whatever lock it needs).
     """
@@ -53,13 +53,14 @@ def queue_new_job(*, document: "Document") -> Job:
         version=document.version,
         storage_key=document.storage_key,
         lane=lane_for(document.size),
+        webhook_url=webhook_url,
     )
     send_job_on_commit(job)
     events.changed(job, status=JobStatus.QUEUED)
     return job
 
 
-def first_job(*, document: "Document") -> Job:
+def first_job(*, document: "Document", webhook_url: str = "") -> Job:
     """The unsaved first job of a new document, stamped as sent at the document's own
     creation time. documents.services inserts it together with the document."""
     return Job(
@@ -71,6 +72,7 @@ def first_job(*, document: "Document") -> Job:
         lane=lane_for(document.size),
         queued_at=document.created_at,
         enqueued_at=document.created_at,
+        webhook_url=webhook_url,
     )
 
 
@@ -335,14 +337,15 @@ def retry_or_fail(
 def expire_job(*, job_id: uuid.UUID) -> bool:
     """A message too old to act on: its job, if still queued, ends failed as `expired`."""
     limit = settings.INGEST_MAX_MESSAGE_AGE_SECONDS
-    updated = Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
-        status=JobStatus.FAILED,
-        error_code="expired",
-        finished_at=timezone.now(),
-        error_detail=f"The job waited more than {limit} s in the queue and was not started.",
-    )
-    if updated:
-        events.many_changed(Job.objects.filter(id=job_id), status=JobStatus.FAILED)
+    with transaction.atomic():  # the change and its webhook event, together
+        updated = Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
+            status=JobStatus.FAILED,
+            error_code="expired",
+            finished_at=timezone.now(),
+            error_detail=f"The job waited more than {limit} s in the queue and was not started.",
+        )
+        if updated:
+            events.many_changed(Job.objects.filter(id=job_id), status=JobStatus.FAILED)
     return updated == 1
 
 

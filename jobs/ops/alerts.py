@@ -16,9 +16,8 @@ import functools
 import logging
 import uuid
 from collections.abc import Callable
-from typing import Any, ParamSpec
+from typing import ParamSpec
 
-import dramatiq
 import redis
 from django.conf import settings
 from django.db import transaction
@@ -28,6 +27,7 @@ from redis.commands.core import Script
 from config import humanize
 from jobs.models import Job, JobStatus
 from jobs.ops.scaling import LaneNow, lanes_now
+from jobs.queue import enqueue_by_name
 
 log = logging.getLogger(__name__)
 
@@ -241,8 +241,4 @@ def _send(text: str) -> None:
 
 @_never_raises
 def _enqueue(text: str) -> None:
-    # As the actor's `send(text)` builds it, by name (see ACTOR_NAME).
-    message: dramatiq.Message[Any] = dramatiq.Message(
-        queue_name=QUEUE_NAME, actor_name=ACTOR_NAME, args=(text,), kwargs={}, options={}
-    )
-    dramatiq.get_broker().enqueue(message)
+    enqueue_by_name(QUEUE_NAME, ACTOR_NAME, text)  # by name: see ACTOR_NAME

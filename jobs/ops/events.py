@@ -2,8 +2,9 @@
 
 jobs.services calls `changed` from every place that changes a job, and nothing else
 does: the owner's pages hear of it (jobs.notify), the counters move (config.metrics), an
-operational failure alerts whoever is on call (jobs.ops.alerts). A change that rolls back
-leaves no trace in any of them.
+operational failure alerts whoever is on call (jobs.ops.alerts), and an ending is written
+to the webhooks' outbox in the change's own transaction (jobs.webhooks.outbox). A change
+that rolls back leaves no trace in any of them.
 """
 
 import logging
@@ -17,6 +18,7 @@ from config import metrics
 from jobs import notify
 from jobs.models import AttemptOutcome, Job, JobStatus
 from jobs.ops import alerts
+from jobs.webhooks import outbox
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,7 @@ def changed(
     notify.job_changed(job, status=status, done=done, total=total, progress=progress)
     if progress:
         return
+    outbox.record(job, status=status, chunks=total)  # in this transaction: webhooks
     now = timezone.now()
     _after_commit(lambda: _count(job, status, ended, total, now))
 

@@ -1,0 +1,69 @@
+"""The outbox: a job's terminal change writes its event, and one delivery per URL that
+should hear of it, in the same transaction. Nothing is sent here; the ids go to the
+deliverer after commit (dispatch.py), and the sweeper sends what that missed."""
+
+from django.conf import settings
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from documents.models import Document
+from jobs.models import Job, JobStatus
+from jobs.webhooks import dispatch
+from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
+
+EVENT_TYPES: dict[str, EventType] = {
+    JobStatus.SUCCEEDED: EventType.SUCCEEDED,
+    JobStatus.FAILED: EventType.FAILED,
+}
+
+
+def status_url(job: Job) -> str:
+    path = reverse("job-detail", kwargs={"job_id": job.id})
+    return f"{settings.INGEST_PUBLIC_URL}{path}"
+
+
+def _payload(event: Event, job: Job, status: str, chunks: int) -> dict:
+    document = Document.objects.filter(id=job.document_id).values("filename", "page_count")
+    found = document.first() or {"filename": "", "page_count": None}
+    failed = status == JobStatus.FAILED
+    return {
+        "type": event.type,
+        "id": event.id,
+        "created_at": event.created_at.isoformat().replace("+00:00", "Z"),
+        "data": {
+            "document_id": str(job.document_id),
+            "job_id": str(job.id),
+            "version": job.version,
+            "filename": found["filename"],
+            "status": status,
+            "pages": found["page_count"],
+            "chunks": 0 if failed else chunks,
+            "error": {"code": job.error_code, "detail": job.error_detail} if failed else None,
+            "status_url": status_url(job),
+        },
+    }
+
+
+def record(job: Job, *, status: str, chunks: int = 0) -> None:
+    """Call inside the transaction that ended the job (succeeded or failed; other states
+    have no event). For a failure, `job.error_code` and `error_detail` say why."""
+    event_type = EVENT_TYPES.get(status)
+    if event_type is None:
+        return
+    endpoints = list(
+        Endpoint.objects.filter(owner_id=job.owner_id, active=True).filter(
+            Q(events__contains=[event_type])
+        )
+    )
+    if not endpoints and not job.webhook_url:
+        return
+    event = Event(type=event_type, owner_id=job.owner_id, document_id=job.document_id)
+    event.job_id, event.created_at = job.id, timezone.now()
+    event.payload = _payload(event, job, status, chunks)
+    event.save(force_insert=True)
+    deliveries = [Delivery(event=event, endpoint=e, url=e.url) for e in endpoints]
+    if job.webhook_url:
+        deliveries.append(Delivery(event=event, url=job.webhook_url))
+    created = Delivery.objects.bulk_create(deliveries)
+    dispatch.send_on_commit(delivery.id for delivery in created)

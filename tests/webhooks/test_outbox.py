@@ -1,0 +1,81 @@
+"""The outbox: a job's ending writes its event and deliveries in the ending's transaction."""
+
+import pytest
+from django.db import transaction
+
+from jobs import services
+from jobs.models import JobStatus
+from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
+from tests.factories import make_document
+
+pytestmark = pytest.mark.django_db
+
+RECEIVER = "https://hooks.example.com/ingest"
+
+
+def claimed(owner, **fields):
+    document = make_document(owner, filename="q3.pdf", **fields)
+    job = services.claim_job(job_id=document.current_job.id, worker="w:1:t")
+    assert job is not None
+    return job
+
+
+def test_a_success_writes_one_event_and_a_delivery_per_listening_endpoint(alice, bob):
+    Endpoint.objects.create(owner=alice, url=RECEIVER)
+    Endpoint.objects.create(owner=alice, url=RECEIVER + "/failures", events=[EventType.FAILED])
+    Endpoint.objects.create(owner=bob, url=RECEIVER + "/bob")
+    job = claimed(alice)
+
+    with transaction.atomic():
+        services.complete_job(job=job, total=7, ready_version=None)
+
+    [event] = Event.objects.all()
+    assert event.type == "document.succeeded"
+    assert event.payload["id"] == event.id
+    assert event.id.startswith("msg_")
+    data = event.payload["data"]
+    assert data["document_id"] == str(job.document_id)
+    assert data["job_id"] == str(job.id)
+    assert (data["status"], data["chunks"], data["error"], data["filename"]) == (
+        "succeeded",
+        7,
+        None,
+        "q3.pdf",
+    )
+    assert data["status_url"] == f"/api/jobs/{job.id}/"
+    assert list(Delivery.objects.values_list("url", flat=True)) == [RECEIVER]
+
+
+def test_a_failure_carries_its_code_and_detail_to_the_uploads_own_url(alice):
+    job = claimed(alice)
+    job.webhook_url = RECEIVER
+    job.save(update_fields=["webhook_url"])
+
+    services.fail_job(job=job, code="encrypted", detail="The PDF is password-protected.")
+
+    [event] = Event.objects.all()
+    assert event.type == "document.failed"
+    assert event.payload["data"]["error"] == {
+        "code": "encrypted",
+        "detail": "The PDF is password-protected.",
+    }
+    assert Delivery.objects.get().url == RECEIVER
+
+
+def test_nobody_listening_writes_nothing(alice):
+    services.fail_job(job=claimed(alice), code="corrupt", detail="Broken.")
+
+    assert not Event.objects.exists()
+
+
+def test_an_ending_that_rolls_back_leaves_no_event(alice):
+    Endpoint.objects.create(owner=alice, url=RECEIVER)
+    job = claimed(alice)
+
+    with transaction.atomic():
+        services.complete_job(job=job, total=3, ready_version=None)
+        transaction.set_rollback(True)
+
+    assert not Event.objects.exists()
+    assert not Delivery.objects.exists()
+    assert job.status == JobStatus.PROCESSING
