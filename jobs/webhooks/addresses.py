@@ -78,7 +78,8 @@ def resolve(host: str, port: int) -> list[Address]:
         raise InvalidWebhookURL(f"The host {host!r} cannot be resolved ({exc}).") from None
     addresses: list[Address] = []
     for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        # The sockaddr's first item is the address text (an IPv6 one may carry a %zone).
+        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
         if address not in addresses:
             addresses.append(address)
     return addresses
