@@ -16,10 +16,7 @@ accesslog = "-" if env_str("WEB_ACCESS_LOG") else None
 # servers on one machine (make run, the benchmark, the browser tests) would fight over it;
 # nothing here uses it.
 control_socket_disable = True
+# No child_exit hook for prometheus_client's mark_process_dead: it only tidies live gauges,
+# and config/metrics.py has none (a dead worker's counters must keep counting). This
+# master never loads Django's settings, so it would not know the directory anyway.
 
-
-def child_exit(server: object, worker: object) -> None:
-    """prometheus_client's multiprocess mode: a dead worker's live gauges stop counting."""
-    from prometheus_client import multiprocess
-
-    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
