@@ -19,4 +19,3 @@ control_socket_disable = True
 # No child_exit hook for prometheus_client's mark_process_dead: it only tidies live gauges,
 # and config/metrics.py has none (a dead worker's counters must keep counting). This
 # master never loads Django's settings, so it would not know the directory anyway.
-
