@@ -7,14 +7,11 @@ upsert into pgvector, the finishing transaction). Private Postgres and Redis, as
 """
 
 import argparse
-import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
 from bench.report import write_section
-from bench.services import BASE_DIR, manage, start_services
+from bench.services import BASE_DIR, django_on_private_services
 from tests.factories import CORPUS, corpus_rows
 
 
@@ -69,15 +66,8 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
     args = parser.parse_args()
     files = succeeding_files(args.limit)
-    root = Path(tempfile.mkdtemp(prefix="ingest-pipeline-bench-"))
-    services = start_services(root)
-    try:
-        manage(services.env, "migrate", "--noinput", "--verbosity", "0")
-        os.environ.update(services.env, DJANGO_SETTINGS_MODULE="config.settings")
+    with django_on_private_services("ingest-pipeline-bench-"):
         result = measure(files)
-    finally:
-        services.stop()
-        shutil.rmtree(root, ignore_errors=True)
     text = report(result)
     print(text)
     if not args.no_write:

@@ -9,15 +9,11 @@ reported: the target is under 50 ms.
 """
 
 import argparse
-import os
-import shutil
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 from bench.report import write_section
-from bench.services import BASE_DIR, manage, start_services
+from bench.services import BASE_DIR, django_on_private_services
 
 TARGET_MS = 50.0
 
@@ -108,15 +104,8 @@ def main() -> None:
     parser.add_argument("--scrapes", type=int, default=100)
     parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="ingest-scrape-bench-"))
-    services = start_services(root)
-    try:
-        manage(services.env, "migrate", "--noinput", "--verbosity", "0")
-        os.environ.update(services.env, DJANGO_SETTINGS_MODULE="config.settings")
+    with django_on_private_services("ingest-scrape-bench-"):
         result = measure(args.jobs, args.queued, args.scrapes)
-    finally:
-        services.stop()
-        shutil.rmtree(root, ignore_errors=True)
     text = report(result)
     print(text)
     if not args.no_write:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +70,21 @@ def start_services(root: Path) -> Services:
     services.env = env
     services.data_dir.mkdir(parents=True, exist_ok=True)
     return services
+
+
+@contextlib.contextmanager
+def django_on_private_services(prefix: str) -> Iterator[Services]:
+    """Private Postgres and Redis in a temporary directory, migrated, and this process's
+    environment pointed at them (Django set up by the caller); all removed after."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    services = start_services(root)
+    try:
+        manage(services.env, "migrate", "--noinput", "--verbosity", "0")
+        os.environ.update(services.env, DJANGO_SETTINGS_MODULE="config.settings")
+        yield services
+    finally:
+        services.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def manage(env: dict[str, str], *args: str) -> str:

@@ -47,8 +47,14 @@ class Job(models.Model):
         max_length=500, default="", help_text="The bytes this job processes."
     )
     lane = models.CharField(max_length=8, choices=Lane.choices, default=Lane.FAST)
+    # db_default too: a writer that does not know the column (older code during a
+    # deploy, a bulk SQL load) still inserts.
     webhook_url = models.CharField(
-        max_length=2000, blank=True, help_text="The upload's own webhook (webhook_url), if any."
+        max_length=2000,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The upload's own webhook (webhook_url), if any.",
     )
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
