@@ -60,6 +60,7 @@ def declare_actors() -> None:
     does. Nothing else in a test process may have: the queue sends by name."""
     importlib.import_module("jobs.actors")
     importlib.import_module("jobs.ops.actors")  # the `alerts` queue
+    importlib.import_module("jobs.webhooks.actors")  # the `webhooks` queue
 
 
 @contextlib.contextmanager
