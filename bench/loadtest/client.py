@@ -46,12 +46,23 @@ class Answer:
         return asdict(self)
 
 
-def _request(port: int, token: str, upload: Upload) -> bytes:
-    part = (
-        f"--{BOUNDARY}\r\n"
-        f'Content-Disposition: form-data; name="file"; filename="{upload.source}"\r\n'
-        "Content-Type: application/pdf\r\n\r\n"
+def _field(name: str, value: str) -> bytes:
+    return (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
     ).encode()
+
+
+def _request(port: int, token: str, upload: Upload, webhook_url: str = "") -> bytes:
+    # The webhook's field first: the server checks it before it stores the file.
+    fields = _field("webhook_url", webhook_url) if webhook_url else b""
+    part = (
+        fields
+        + (
+            f"--{BOUNDARY}\r\n"
+            f'Content-Disposition: form-data; name="file"; filename="{upload.source}"\r\n'
+            "Content-Type: application/pdf\r\n\r\n"
+        ).encode()
+    )
     closing = f"\r\n--{BOUNDARY}--\r\n".encode()
     head = (
         "POST /api/documents/ HTTP/1.1\r\n"
@@ -64,8 +75,8 @@ def _request(port: int, token: str, upload: Upload) -> bytes:
     return head + part + upload.body + closing
 
 
-def upload(port: int, token: str, item: Upload, phase: str) -> Answer:
-    """One upload on a new connection; never raises."""
+def upload(port: int, token: str, item: Upload, phase: str, webhook_url: str = "") -> Answer:
+    """One upload on a new connection (naming `webhook_url`, if any); never raises."""
     answer = Answer(phase, item.kind, item.source, item.bytes, item.pages, time.time(), 0.0)
     began = time.perf_counter()
     try:
@@ -73,7 +84,7 @@ def upload(port: int, token: str, item: Upload, phase: str) -> Answer:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # The server may refuse before reading the whole body: read its answer anyway.
             with contextlib.suppress(OSError):
-                sock.sendall(_request(port, token, item))
+                sock.sendall(_request(port, token, item, webhook_url))
             status, headers, body = read_response(sock)
     except (OSError, ValueError, IndexError) as exc:
         answer.seconds = time.perf_counter() - began
@@ -128,7 +139,9 @@ def warm_up(port: int, tokens: list[str], clients: int = 16, rounds: int = 3) ->
             thread.join(60)
 
 
-def burst(port: int, tokens: list[str], uploads: list[Upload]) -> list[Answer]:
+def burst(
+    port: int, tokens: list[str], uploads: list[Upload], webhook_url: str = ""
+) -> list[Answer]:
     """Every user's upload, released together by a barrier."""
     answers: list[Answer] = []
     lock = threading.Lock()
@@ -136,7 +149,7 @@ def burst(port: int, tokens: list[str], uploads: list[Upload]) -> list[Answer]:
 
     def user(number: int) -> None:
         barrier.wait(timeout=120)
-        answer = upload(port, tokens[number], uploads[number], "burst")
+        answer = upload(port, tokens[number], uploads[number], "burst", webhook_url)
         with lock:
             answers.append(answer)
 
@@ -159,8 +172,10 @@ class Pushers:
         tokens: list[str],
         make_upload: Callable[[int], Upload],
         clients: int = 4,
+        webhook_url: str = "",
     ) -> None:
         self.port, self.tokens, self.make_upload = port, tokens, make_upload
+        self.webhook_url = webhook_url
         self.answers: list[Answer] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -183,7 +198,7 @@ class Pushers:
         while not self._stop.is_set():
             number = self._next()
             token = self.tokens[number % len(self.tokens)]
-            answer = upload(self.port, token, self.make_upload(number), "push")
+            answer = upload(self.port, token, self.make_upload(number), "push", self.webhook_url)
             with self._lock:
                 self.answers.append(answer)
             # Straight on while accepted, so the backlog reaches its limit and stays there;

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psycopg
 
-from bench.loadtest import client, criteria, payloads
+from bench.loadtest import client, criteria, payloads, webhooks
 from bench.loadtest.collect import Final, read_final
 from bench.loadtest.drain import drain as drain_criterion
 from bench.loadtest.faults import Fault, FaultInjector
@@ -36,6 +36,8 @@ class Outcome:
     drain: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
     restarts: list[tuple[float, str, str]] = field(default_factory=list)  # by the supervisor
+    receiver: webhooks.Receiver | None = None
+    database_url: str = ""
 
     @property
     def passed(self) -> bool:
@@ -60,6 +62,8 @@ def run(params: Params, out: Path) -> Outcome:
         try:
             if outcome.sampler is not None:
                 outcome.sampler.stop()
+            if outcome.receiver is not None:
+                outcome.receiver.stop()
             env.stop_processes()
             if env.logs.exists():
                 shutil.copytree(env.logs, out / "logs", dirs_exist_ok=True)
@@ -77,18 +81,24 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     stack = env.start_stack(service_env, params.sweep_every)
     database_url = service_env["DATABASE_URL"]
     outcome.meta = dict(machine=describe_machine(service_env), code=code_version())
+    outcome.database_url = database_url
+    outcome.receiver = receiver = webhooks.Receiver().start()
     client.warm_up(stack.web_port, tokens[-16:])
     outcome.sampler = sampler = Sampler(database_url).start()
     mib = sum(upload.bytes for upload in uploads) / 2**20
     say(f"burst: {len(uploads)} users upload at once ({mib:.0f} MiB)")
     outcome.marks["burst"] = time.time()
-    outcome.answers = client.burst(stack.web_port, tokens, uploads)
+    outcome.answers = client.burst(stack.web_port, tokens, uploads, receiver.url)
     outcome.marks["burst_end"] = time.time()
     accepted = sum(1 for a in outcome.answers if a.accepted)
     took = outcome.marks["burst_end"] - outcome.marks["burst"]
     say(f"burst answered in {took:.1f} s, {accepted} accepted")
     pushers = client.Pushers(
-        stack.web_port, tokens, lambda n: payloads.pushed_upload(files, n), params.pushers
+        stack.web_port,
+        tokens,
+        lambda n: payloads.pushed_upload(files, n),
+        params.pushers,
+        webhook_url=receiver.url,
     ).start()
     injector = FaultInjector(env, stack, database_url)
     outcome.faults = injector.faults
@@ -102,6 +112,10 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     _wait_for_drain(database_url, outcome, params)
     sampler.stop()
     outcome.final = read_final(database_url)
+    ended = webhooks.ended_jobs(outcome.final, criteria.accepted_jobs(outcome.answers))
+    say(f"waiting for the webhooks of {len(ended)} ended documents")
+    waited = webhooks.wait_for(receiver, ended, timeout=params.drain_timeout / 3)
+    say(f"  {len(receiver.job_ids() & ended)} arrived after {waited:.0f} s")
     outcome.restarts = list(stack.restarts)
     outcome.marks["end"] = time.time()
     _judge(outcome, stack.capacity)
@@ -173,3 +187,6 @@ def _judge(outcome: Outcome, capacity: int) -> None:
         drain,
         stall,
     ]
+    if outcome.receiver is not None:
+        ended = webhooks.ended_jobs(final, criteria.accepted_jobs(outcome.answers))
+        outcome.results.append(webhooks.delivered(outcome.receiver, ended, outcome.database_url))

@@ -37,6 +37,8 @@ class Params:
             "INGEST_UPLOAD_THROTTLE_RATE": "120/min",
             "INGEST_LEASE_SECONDS": str(self.lease),
             "INGEST_REQUEUE_GRACE_SECONDS": str(self.grace),
+            # The run's webhook receiver listens on loopback.
+            "INGEST_WEBHOOK_ALLOW_PRIVATE": "true",
             "WEB_CONCURRENCY": "2",
             "WEB_THREADS": "8",
         }

@@ -58,6 +58,10 @@ def record(job: Job, *, status: str, chunks: int = 0) -> None:
     )
     if not endpoints and not job.webhook_url:
         return
+    # The document's row lock orders its events as their transactions commit: a failure
+    # of version 1 cannot get an earlier created_at than version 2's success yet commit
+    # after it (completions take the same lock, documents.services.lock_for_completion).
+    list(Document.objects.select_for_update().filter(id=job.document_id).values_list("id"))
     event = Event(type=event_type, owner_id=job.owner_id, document_id=job.document_id)
     event.job_id, event.created_at = job.id, timezone.now()
     event.payload = _payload(event, job, status, chunks)
