@@ -10,9 +10,11 @@ from documents import pages
 from documents.api import DocumentViewSet
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
+from jobs.webhooks.api import EndpointViewSet, SigningSecretView
 
 router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")
+router.register("api/webhooks", EndpointViewSet, basename="webhook-endpoint")
 
 urlpatterns = [
     path("", pages.index, name="home"),
@@ -27,6 +29,9 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     path("", include("jobs.ops.urls")),  # /ops/: the pipeline dashboard, for staff
     path("api/jobs/<uuid:job_id>/", JobDetailView.as_view(), name="job-detail"),
+    path(
+        "api/webhooks/signing-secret/", SigningSecretView.as_view(), name="webhook-signing-secret"
+    ),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", redoc.RedocView.as_view(url_name="schema"), name="api-redoc"),

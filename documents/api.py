@@ -24,6 +24,7 @@ from documents.throttle import UploadThrottle
 from documents.uploads import GuardedUploadHandler, ReceivedFile, RejectedFile, display_name
 from jobs import admission
 from jobs.models import Job, JobStatus
+from jobs.webhooks.api import upload_webhook_url
 from search.models import Chunk
 
 log = logging.getLogger(__name__)
@@ -120,17 +121,21 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 code="no_file",
                 detail="Send one or more PDFs in the multipart field 'file'.",
             )
+        webhook_url = upload_webhook_url(request)
         reprocess = request.query_params.get("reprocess", "").lower() in ("1", "true", "yes")
         key = request.headers.get("Idempotency-Key")
         if not key:
-            return self._accept(request, files, reprocess)
+            return self._accept(request, files, reprocess, webhook_url)
         if len(key) > 255:
             raise Refused(
                 status_code=400,
                 code="invalid_idempotency_key",
                 detail="Idempotency-Key must be at most 255 characters.",
             )
-        print_ = fingerprint([reprocess, [_file_identity(f) for f in files]])
+        identity: list[object] = [reprocess, [_file_identity(f) for f in files]]
+        if webhook_url:  # appended only when given: earlier requests' fingerprints hold
+            identity.append(webhook_url)
+        print_ = fingerprint(identity)
         with idempotent(
             owner_id=signed_in_user(request).pk, key=key, request_fingerprint=print_
         ) as slot:
@@ -143,11 +148,17 @@ class DocumentViewSet(viewsets.GenericViewSet):
             if slot.replay is not None:
                 status_code, body = slot.replay
                 return Response(body, status=status_code, headers=_location(body))
-            response = self._accept(request, files, reprocess)
+            response = self._accept(request, files, reprocess, webhook_url)
             slot.remember(response.status_code, response.data)
             return response
 
-    def _accept(self, request: Request, files: Sequence[ReceivedFile], reprocess: bool) -> Response:
+    def _accept(
+        self,
+        request: Request,
+        files: Sequence[ReceivedFile],
+        reprocess: bool,
+        webhook_url: str,
+    ) -> Response:
         if any(_rejected_for(f, "too_many_files") for f in files):
             limit = settings.INGEST_MAX_FILES_PER_REQUEST
             raise Refused(
@@ -163,7 +174,10 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 refusals.add(upload.rejection.http_status)
                 continue
             accepted = services.create_upload(
-                owner=signed_in_user(request), upload=upload, reprocess=reprocess
+                owner=signed_in_user(request),
+                upload=upload,
+                reprocess=reprocess,
+                webhook_url=webhook_url,
             )
             results.append(_accepted_result(request, accepted))
         body: dict[str, object] = {"results": results}
@@ -208,6 +222,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 status_code=400, code="one_file", detail="Send exactly one PDF in the field 'file'."
             )
         [upload] = files
+        webhook_url = upload_webhook_url(request)
         if isinstance(upload, RejectedFile):
             body = {
                 "code": upload.rejection.code,
@@ -216,7 +231,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             }
             return Response(body, status=upload.rejection.http_status)
         accepted = services.add_version(
-            document_id=pk, owner=signed_in_user(request), upload=upload
+            document_id=pk, owner=signed_in_user(request), upload=upload, webhook_url=webhook_url
         )
         result = _accepted_result(request, accepted)
         result["version"] = accepted.document.version

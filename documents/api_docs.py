@@ -60,6 +60,12 @@ TOO_MANY = _refusal(
     "too_many_in_flight",
     "You have 1000 documents waiting or in processing (the limit is 1000). Try again in 2 minutes.",
 )
+BAD_WEBHOOK_URL = _refusal(
+    "A webhook_url that may not be used",
+    "400",
+    "invalid_webhook_url",
+    "A webhook URL must start with http:// or https://.",
+)
 NOT_RETRYABLE = _refusal(
     "Not failed",
     "409",
@@ -76,7 +82,10 @@ upload = extend_schema(
         "accepted files a document, a queued job and a `status_url` to follow; refused files "
         "an `error`. One bad file never sinks the others. Send `Idempotency-Key` to make a "
         "retry of the same request safe for 24 h. Identical bytes return the existing "
-        "document with `duplicate: true` unless `?reprocess=true`."
+        "document with `duplicate: true` unless `?reprocess=true`. An optional form field "
+        "`webhook_url` hears how each accepted file's job ends (a signed POST); a URL that "
+        "is not http(s) on a public address refuses the whole request before anything is "
+        "stored (400 `invalid_webhook_url`)."
     ),
     request={"multipart/form-data": UploadIn},
     parameters=[
@@ -97,7 +106,8 @@ upload = extend_schema(
         400: OpenApiResponse(
             UploadOut,
             "Nothing accepted: empty files, no file, a `file` field holding text instead of a "
-            "file part (`file_not_attached`), or too many files.",
+            "file part (`file_not_attached`), too many files, or a `webhook_url` that may "
+            "not be used (`invalid_webhook_url`).",
         ),
         413: OpenApiResponse(
             UploadOut, "Nothing accepted: a file (or the request) is over the size limit."
@@ -109,7 +119,7 @@ upload = extend_schema(
         ),
         503: OpenApiResponse(RefusalOut, f"The service's backlog is full. {_RETRY_AFTER}"),
     },
-    examples=[ACCEPTED, BUSY, TOO_MANY],
+    examples=[ACCEPTED, BAD_WEBHOOK_URL, BUSY, TOO_MANY],
 )
 
 listing = extend_schema(
@@ -152,12 +162,15 @@ versions = extend_schema(
     description=(
         "The file becomes version n + 1 and gets its own job. Search keeps serving the ready "
         "version until the new one is processed; if an older version finishes after a newer "
-        "one, its result is discarded."
+        "one, its result is discarded. The optional form field `webhook_url` hears how the "
+        "new version's job ends, as for an upload."
     ),
     request={"multipart/form-data": UploadIn},
     responses={
         202: OpenApiResponse(UploadResultOut, "The new version was accepted (Location: its job)."),
-        400: RefusalOut,
+        400: OpenApiResponse(
+            RefusalOut, "Not one file, an empty file, or an `invalid_webhook_url`."
+        ),
         404: RefusalOut,
         413: RefusalOut,
         415: RefusalOut,

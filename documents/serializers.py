@@ -38,6 +38,14 @@ class UploadIn(serializers.Serializer):
     file = serializers.ListField(
         child=serializers.FileField(), help_text="One or more PDFs (repeat the field)."
     )
+    webhook_url = serializers.URLField(
+        required=False,
+        max_length=2000,
+        help_text="Where to POST this upload's document.succeeded or document.failed event, "
+        "signed with your signing secret (GET /api/webhooks/signing-secret/). http or https "
+        "on a public address; any other is refused (400 invalid_webhook_url) before "
+        "anything is stored.",
+    )
 
 
 class DocumentOut(serializers.ModelSerializer):

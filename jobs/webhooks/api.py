@@ -1,0 +1,116 @@
+"""DRF views for where webhooks go: a user's endpoints (/api/webhooks/) and the secret
+that signs deliveries to their uploads' own URLs (/api/webhooks/signing-secret/). Thin:
+parse, call endpoints.py, answer. Everything is scoped to the signed-in owner."""
+
+import uuid
+
+from rest_framework import mixins, status, viewsets
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import Refused
+from config.auth import signed_in_user
+from jobs.webhooks import addresses, api_docs, endpoints
+from jobs.webhooks.addresses import InvalidWebhookURL
+from jobs.webhooks.models import Endpoint
+from jobs.webhooks.serializers import (
+    EndpointCreatedOut,
+    EndpointIn,
+    EndpointOut,
+    SigningSecretOut,
+)
+
+
+class NewestFirst(CursorPagination):
+    """As the documents list pages (documents.api.NewestFirst, which jobs may not import)."""
+
+    ordering = "-created_at"
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+def invalid_url(exc: InvalidWebhookURL) -> Refused:
+    return Refused(status_code=400, code="invalid_webhook_url", detail=str(exc))
+
+
+def upload_webhook_url(request: Request) -> str:
+    """An upload's form field `webhook_url` (documents.api), checked, or "" when not given.
+
+    Read from the parsed form, so it is found wherever it sits among the file parts. By
+    then the files are spooled (to memory or temporary files) but nothing is stored:
+    documents.services stores, after this check."""
+    given = request.POST.getlist("webhook_url")
+    if len(given) > 1:
+        raise Refused(
+            status_code=400,
+            code="invalid_webhook_url",
+            detail="Send at most one webhook_url per request.",
+        )
+    url = given[0].strip() if given else ""
+    if url:
+        try:
+            addresses.check(url)
+        except InvalidWebhookURL as exc:
+            raise invalid_url(exc) from None
+    return url
+
+
+class EndpointViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    serializer_class = EndpointOut
+    pagination_class = NewestFirst
+    lookup_value_converter = "uuid"
+
+    def get_queryset(self):  # noqa: ANN201
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return Endpoint.objects.none()
+        return Endpoint.objects.filter(owner=signed_in_user(self.request))
+
+    @api_docs.listing
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().list(request, *args, **kwargs)
+
+    @api_docs.detail
+    def retrieve(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().retrieve(request, *args, **kwargs)
+
+    @api_docs.create
+    def create(self, request: Request) -> Response:
+        given = EndpointIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        try:
+            endpoint = endpoints.create(
+                owner=signed_in_user(request),
+                url=given.validated_data["url"],
+                events=given.validated_data.get("events"),
+            )
+        except InvalidWebhookURL as exc:
+            raise invalid_url(exc) from None
+        except endpoints.InvalidEvents as exc:
+            raise Refused(status_code=400, code="invalid_events", detail=str(exc)) from None
+        return Response(EndpointCreatedOut(endpoint).data, status=status.HTTP_201_CREATED)
+
+    @api_docs.delete
+    def destroy(self, request: Request, pk: uuid.UUID) -> Response:
+        endpoints.delete([self.get_object()])  # 404 for another owner's endpoint
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SigningSecretView(APIView):
+    """GET the secret (created on first use); POST to rotate it."""
+
+    @api_docs.signing_secret
+    def get(self, request: Request) -> Response:
+        found = endpoints.signing_secret(signed_in_user(request))
+        return Response(SigningSecretOut(found).data)
+
+    @api_docs.rotate_signing_secret
+    def post(self, request: Request) -> Response:
+        rotated = endpoints.rotate_signing_secret(signed_in_user(request))
+        return Response(SigningSecretOut(rotated).data)

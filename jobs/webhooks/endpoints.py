@@ -1,0 +1,102 @@
+"""Writes for where webhooks go: a user's endpoints and the secret that signs deliveries
+to their uploads' own URLs. The API (api.py) and the admin (admin.py) both call these,
+so a URL is checked and a deleted endpoint's pending deliveries end the same way from
+either."""
+
+from collections.abc import Iterable, Sequence
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from jobs.models import Job
+from jobs.webhooks import addresses
+from jobs.webhooks.models import (
+    Delivery,
+    DeliveryStatus,
+    Endpoint,
+    SigningSecret,
+    all_event_types,
+    new_secret,
+)
+
+DELETED = "The endpoint was deleted."
+
+
+class InvalidEvents(ValueError):
+    """The event types are not a non-empty list of known ones; the message says why."""
+
+
+def checked_events(events: Sequence[str] | None) -> list[str]:
+    """The event types to listen to, in their canonical order; every type when None."""
+    if events is None:
+        return all_event_types()
+    known = all_event_types()
+    if isinstance(events, str) or not isinstance(events, Sequence):
+        raise InvalidEvents(f"events must be a list drawn from: {', '.join(known)}.")
+    unknown = [str(name) for name in events if name not in known]
+    if unknown:
+        raise InvalidEvents(
+            f"Unknown event type {unknown[0]!r}: events must be drawn from {', '.join(known)}."
+        )
+    if not events:
+        raise InvalidEvents(f"events may not be empty: name one or more of {', '.join(known)}.")
+    return [name for name in known if name in events]
+
+
+def create(*, owner: User, url: str, events: Sequence[str] | None = None) -> Endpoint:
+    """A new active endpoint; InvalidWebhookURL or InvalidEvents before anything is written."""
+    addresses.check(url)
+    return Endpoint.objects.create(owner=owner, url=url, events=checked_events(events))
+
+
+def delete(endpoints: QuerySet[Endpoint] | Iterable[Endpoint]) -> int:
+    """Delete endpoints; their pending deliveries end `disabled` first. Delivered and
+    failed ones stay, with their URL, as history (the foreign key goes to NULL).
+
+    Disabling first matters: a pending delivery whose endpoint is gone would otherwise
+    look like an upload's own URL to the deliverer, and be sent, signed with the owner's
+    signing secret, to an address its owner just asked to stop hearing from."""
+    ids = [endpoint.pk for endpoint in endpoints]
+    with transaction.atomic():
+        Delivery.objects.filter(endpoint_id__in=ids, status=DeliveryStatus.PENDING).update(
+            status=DeliveryStatus.DISABLED, next_attempt_at=None, last_error=DELETED
+        )
+        deleted, _ = Endpoint.objects.filter(pk__in=ids).delete()
+    return deleted
+
+
+def of_deleted_endpoints(delivery_ids: Iterable[int]) -> set[int]:
+    """The deliveries among these that went to an endpoint since deleted.
+
+    A deleted endpoint's deliveries keep their URL with no endpoint, as an upload's own
+    URL's do; sent again, they would go, signed with the owner's signing secret, to an
+    address its owner removed. An upload's own is told apart by its job's `webhook_url`;
+    one whose job is gone (its document deleted) cannot be, and counts as deleted."""
+    orphans = list(
+        Delivery.objects.filter(id__in=list(delivery_ids), endpoint__isnull=True).values_list(
+            "id", "url", "event__job_id"
+        )
+    )
+    own = dict(
+        Job.objects.filter(id__in={job_id for _, _, job_id in orphans}).values_list(
+            "id", "webhook_url"
+        )
+    )
+    return {delivery_id for delivery_id, url, job_id in orphans if own.get(job_id) != url}
+
+
+def signing_secret(owner: User) -> SigningSecret:
+    """The owner's signing secret, created on first use. (get_or_create inserts in a
+    savepoint and reads the row back when a concurrent first use won: one secret.)"""
+    found, _ = SigningSecret.objects.get_or_create(owner=owner)
+    return found
+
+
+def rotate_signing_secret(owner: User) -> SigningSecret:
+    """A new secret replaces the old one at once: deliveries signed from now on use it."""
+    current = signing_secret(owner)
+    current.secret, current.rotated_at = new_secret(), timezone.now()
+    current.save(update_fields=["secret", "rotated_at"])
+    return current
