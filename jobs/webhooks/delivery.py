@@ -34,8 +34,9 @@ from jobs.webhooks.models import (
 log = logging.getLogger(__name__)
 
 MINUTE, HOUR = 60.0, 3600.0
-# A claimed delivery is not due again for this long: well past an attempt's 10 s.
-CLAIM_SECONDS = 60.0
+# A claimed delivery is not due again for this long: past an attempt's 10 s and the
+# actor's 30 s time limit. A worker that dies mid-attempt delays the retry this much.
+CLAIM_SECONDS = 35.0
 # Clocks of workers and of whoever scheduled the message differ a little.
 DUE_SLACK_SECONDS = 1.0
 # Answers whose Retry-After is honoured.
