@@ -325,6 +325,9 @@ INGEST_MAX_PAGES = env_int("INGEST_MAX_PAGES", 2000, minimum=1)
 INGEST_EXTRACT_TIMEOUT_SECONDS = env_int("INGEST_EXTRACT_TIMEOUT_SECONDS", 300, minimum=1)
 # The child's address space; the interpreter and pdfminer alone take about 50 MB of it.
 INGEST_EXTRACT_MEMORY_MB = env_int("INGEST_EXTRACT_MEMORY_MB", 1024, minimum=128)
+# What reads a PDF's text: pdfminer.six, or PDFium (faster; search/pipeline/reader_pdfium.py).
+# The worker hands it to the sandboxed child (which loads no settings) in its environment.
+INGEST_EXTRACTOR = env_choice("INGEST_EXTRACTOR", "pdfminer", {"pdfminer", "pdfium"})
 if INGEST_CHUNK_OVERLAP >= INGEST_CHUNK_SIZE:
     raise ConfigurationError("INGEST_CHUNK_OVERLAP must be smaller than INGEST_CHUNK_SIZE")
 

@@ -1,11 +1,14 @@
 """Read each page's text with pdfminer.six, and tell a damaged file from a sound one.
 
 This parses untrusted bytes and bounds neither time nor memory: the service runs it only
-inside the sandboxed child process (search/pipeline/sandbox.py).
+inside the sandboxed child process (search/pipeline/sandbox.py). `read_pdf` is the entry
+point: it reads with the extractor `INGEST_EXTRACTOR` names, pdfminer.six (here) by default
+or PDFium (search/pipeline/reader_pdfium.py), which hands damaged and scant files back here.
 """
 
 import itertools
 import logging
+import os
 import threading
 import zlib
 from collections.abc import Iterator
@@ -54,18 +57,48 @@ HARMLESS_LOGGERS = frozenset({"pdfminer.pdfpage", "pdfminer.pdffont"})
 KEPT_WARNINGS = 3
 MESSAGE_CHARS = 200
 
+# The sandboxed child loads no Django settings: it reads the choice (config/settings.py
+# validates it in the worker) from the environment the worker passes down.
+EXTRACTOR_ENV = "INGEST_EXTRACTOR"
+EXTRACTORS = ("pdfminer", "pdfium")
 
-def read_pdf(fp: BinaryIO, *, max_pages: int) -> list[str]:
-    """The raw text of each page of the PDF in `fp`, in page order.
+
+def read_pdf(fp: BinaryIO, *, max_pages: int, extractor: str | None = None) -> list[str]:
+    """The raw text of each page of the PDF in `fp`, in page order, read by `extractor`
+    (default: the INGEST_EXTRACTOR environment variable, else pdfminer).
+
+    Both extractors raise the same errors for the same file: see read_with_pdfminer.
+    """
+    extractor = extractor or os.environ.get(EXTRACTOR_ENV, "").strip() or "pdfminer"
+    if extractor == "pdfium":
+        # Imported only when chosen: it loads PDFium's library.
+        from search.pipeline.reader_pdfium import read_with_pdfium
+
+        check_header(fp)
+        return read_with_pdfium(fp, max_pages=max_pages, pdfminer=read_with_pdfminer)
+    if extractor != "pdfminer":
+        raise ValueError(
+            f"{EXTRACTOR_ENV} must be one of {', '.join(EXTRACTORS)}, got {extractor!r}"
+        )
+    return read_with_pdfminer(fp, max_pages=max_pages)
+
+
+def check_header(fp: BinaryIO) -> None:
+    """Raise NotAPdf unless "%PDF" is in the first kilobyte; leaves `fp` at its start."""
+    if PDF_MARK not in fp.read(HEAD_BYTES):
+        raise NotAPdf("This file is not a PDF: no %PDF header in its first 1024 bytes.")
+    fp.seek(0)
+
+
+def read_with_pdfminer(fp: BinaryIO, *, max_pages: int) -> list[str]:
+    """The raw text of each page of the PDF in `fp`, in page order, read by pdfminer.six.
 
     Raises NotAPdf (no %PDF in the first kilobyte), Encrypted (needs a password, or
     decrypts to nothing), TooManyPages (more than `max_pages`, found before any page is
     read), or Corrupt (pdfminer cannot read it, or see _check_soundness). MemoryError
     propagates: bounding memory and time is the sandbox's job.
     """
-    if PDF_MARK not in fp.read(HEAD_BYTES):
-        raise NotAPdf("This file is not a PDF: no %PDF header in its first 1024 bytes.")
-    fp.seek(0)
+    check_header(fp)
     with _DamageLog() as damage, _pdfminer_errors():
         document = PDFDocument(PDFParser(fp))
         pages = _pages(document, max_pages)

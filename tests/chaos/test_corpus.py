@@ -24,9 +24,16 @@ def matches(outcome: str, expect: str) -> bool:
     return outcome == expect
 
 
-def test_every_corpus_file_ends_as_its_manifest_says(alice_client, settings, start_worker):
+# Each extractor INGEST_EXTRACTOR may name: both must end every file the same way.
+@pytest.mark.parametrize("extractor", ["pdfminer", "pdfium"])
+def test_every_corpus_file_ends_as_its_manifest_says(
+    extractor, alice_client, settings, start_worker
+):
     settings.INGEST_UPLOAD_THROTTLE_RATE = "1000/min"
-    workers = [start_worker(threads=2), start_worker(threads=2)]
+    workers = [
+        start_worker(threads=2, INGEST_EXTRACTOR=extractor),
+        start_worker(threads=2, INGEST_EXTRACTOR=extractor),
+    ]
     rows = corpus_rows()
     answers = {}
     for row in rows:

@@ -1,0 +1,163 @@
+"""Read each page's text with PDFium (pypdfium2): the `INGEST_EXTRACTOR=pdfium` option.
+
+The same contract as the pdfminer reader (search/pipeline/reader.py): one raw text per page,
+in page order, and the same errors for the same files. Like it, this parses untrusted bytes
+unbounded: it runs only inside the sandboxed child (search/pipeline/sandbox.py).
+
+PDFium is many times faster, but it repairs damaged files silently and says nothing of what
+it skipped, so it cannot apply the pdfminer reader's damage rules. Those rules only decide
+anything for a file that PDFium cannot open or that carries scant text (under a line per
+page: a scan, a short note, or a damaged file), so such a file goes to the pdfminer reader,
+whose pages or error are the answer. A scan costs pdfminer little: neither reader decodes
+its images.
+"""
+
+import ctypes
+import re
+import resource
+import zlib
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+import pypdfium2  # type: ignore[import-untyped]
+import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
+
+from search.pipeline.classify import is_scant
+from search.pipeline.errors import TooManyPages
+
+# The highest code point `chr` accepts; PDFium hands back whatever a broken font maps to.
+MAX_CODE_POINT = 0x10FFFF
+# Forms (XObjects) nested deeper than this are taken for a content stream that calls itself,
+# which pdfminer refuses to run and counts as damage. PDFium runs it again and again, up to
+# 40 levels deep, and its text repeats as many times.
+MAX_FORM_DEPTH = 24
+
+
+# PDFium aborts the process when an allocation fails, where pdfminer raises MemoryError (the
+# sandbox's `too_complex`). A stream that inflates past this share of the address space is
+# left to pdfminer, which reads it within its memory or fails the way the sandbox expects.
+INFLATE_SHARE = 4
+INFLATE_STEP = 1 << 20
+# The start of a stream's data ("endstream" also ends in "stream"; this is not it).
+STREAM = re.compile(rb"(?<!end)stream\r?\n")
+
+
+class _Damaged(Exception):
+    """PDFium read something the pdfminer reader would count as damage."""
+
+
+def read_with_pdfium(
+    fp: BinaryIO, *, max_pages: int, pdfminer: Callable[..., list[str]]
+) -> list[str]:
+    """The raw text of each page of the PDF in `fp` (its header checked by the caller), in order.
+
+    Raises what `pdfminer` (the pdfminer reader, reader.read_with_pdfminer) raises for the
+    same file: TooManyPages (PDFium's page count, before any page is read), and whatever
+    `pdfminer` says of a file PDFium cannot open or whose text is scant.
+    """
+    data = fp.read()
+    texts = [] if _inflates_too_far(data) else _texts(data, max_pages)
+    if not texts or is_scant(texts):
+        fp.seek(0)
+        return pdfminer(fp, max_pages=max_pages)
+    return texts
+
+
+def _texts(data: bytes, max_pages: int) -> list[str]:
+    """Each page's text, or [] when PDFium cannot open the file or one of its pages, or a
+    page's forms nest too deep."""
+    try:
+        pdf = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError:
+        return []
+    try:
+        count = len(pdf)
+        if count > max_pages:
+            raise TooManyPages(f"The PDF has {count} pages; the limit is {max_pages}.")
+        return [_page_text(pdf, index) for index in range(count)]
+    except (pypdfium2.PdfiumError, _Damaged):
+        return []
+    finally:
+        pdf.close()
+
+
+def _page_text(pdf: Any, index: int) -> str:
+    page = pdf[index]
+    try:
+        _check_forms(page.raw)
+        textpage = page.get_textpage()
+        try:
+            return _text(textpage).replace("\r\n", "\n")
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+
+
+def _text(textpage: Any) -> str:
+    """The page's text, each glyph PDFium could not map written "(cid:N)" as pdfminer does.
+
+    PDFium puts the glyph's code in the text instead, which looks like text but is not:
+    written like pdfminer's, the classifier and the cleaner discount it the same way.
+    """
+    raw = textpage.raw
+    count = pdfium_c.FPDFText_CountChars(raw)
+    if count <= 0:  # -1: PDFium could not read the page's text, which leaves it blank
+        return ""
+    has_error = pdfium_c.FPDFText_HasUnicodeMapError
+    unmapped = {index for index in range(count) if has_error(raw, index) == 1}
+    if not unmapped:
+        return str(textpage.get_text_range())
+    return "".join(_char(raw, index, index in unmapped) for index in range(count))
+
+
+def _char(raw: ctypes.c_void_p, index: int, unmapped: bool) -> str:
+    code = pdfium_c.FPDFText_GetUnicode(raw, index)
+    if unmapped or code > MAX_CODE_POINT:
+        return f"(cid:{code})"
+    return chr(code)
+
+
+def _check_forms(page: ctypes.c_void_p) -> None:
+    """Raise _Damaged when the page's forms nest deeper than MAX_FORM_DEPTH.
+
+    Depth first: a form that calls itself is found before its copies are all walked.
+    """
+    count, get = pdfium_c.FPDFPage_CountObjects, pdfium_c.FPDFPage_GetObject
+    stack = [(get(page, index), 1) for index in range(count(page))]
+    while stack:
+        obj, depth = stack.pop()
+        if pdfium_c.FPDFPageObj_GetType(obj) != pdfium_c.FPDF_PAGEOBJ_FORM:
+            continue
+        if depth > MAX_FORM_DEPTH:
+            raise _Damaged
+        inner = pdfium_c.FPDFFormObj_CountObjects(obj)
+        stack.extend((pdfium_c.FPDFFormObj_GetObject(obj, i), depth + 1) for i in range(inner))
+
+
+def _inflates_too_far(data: bytes) -> bool:
+    """True when a Flate stream of the file inflates past 1/INFLATE_SHARE of this process's
+    address space (the sandbox's limit; no limit, no check), measured without keeping it.
+
+    Found by scanning the bytes: one pass of zlib, without parsing the file. Other filters
+    (LZW, ...) are not checked: PDFium's failed allocation there ends the sandbox with a
+    signal, which the sandbox reports as `extractor_crashed`.
+    """
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if limit == resource.RLIM_INFINITY:
+        return False
+    budget = limit // INFLATE_SHARE
+    for match in STREAM.finditer(data):
+        end = data.find(b"endstream", match.end())
+        inflater = zlib.decompressobj()
+        pending: bytes | memoryview = memoryview(data)[match.end() : end if end > 0 else None]
+        size = 0
+        try:
+            while pending and size <= budget and not inflater.eof:
+                size += len(inflater.decompress(pending, INFLATE_STEP))
+                pending = inflater.unconsumed_tail
+        except zlib.error:
+            continue  # not Flate, or encrypted: not this check's business
+        if size > budget:
+            return True
+    return False
