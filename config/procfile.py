@@ -45,7 +45,7 @@ def read_procfile(path: Path) -> dict[str, str]:
 
 
 def say(name: str, text: str) -> None:
-    sys.stdout.write(f"{time.strftime('%H:%M:%S')} {name:<8}| {text}\n")
+    sys.stdout.write(f"{time.strftime('%H:%M:%S')} {name:<12}| {text}\n")
     sys.stdout.flush()
 
 

@@ -296,6 +296,16 @@ INGEST_RETRY_MAX_SECONDS = env_float("INGEST_RETRY_MAX_SECONDS", 600.0, minimum=
 INGEST_FAST_LANE_MAX_BYTES = env_int("INGEST_FAST_LANE_MAX_BYTES", 2 * 1024 * 1024, minimum=0)
 # A queued job not picked up this long after it was due is sent again by the sweeper.
 INGEST_REQUEUE_GRACE_SECONDS = env_int("INGEST_REQUEUE_GRACE_SECONDS", 900, minimum=1)
+# Each lane has its own worker pool: the Procfile's `worker-fast` and `worker-batch` read
+# these same variables (same defaults) for `--processes` and `--threads`. A lane's worker
+# threads are its processes x threads, as one deployment of this configuration runs them.
+WORKER_FAST_PROCESSES = env_int("WORKER_FAST_PROCESSES", 1, minimum=1)
+WORKER_FAST_THREADS = env_int("WORKER_FAST_THREADS", 4, minimum=1)
+WORKER_BATCH_PROCESSES = env_int("WORKER_BATCH_PROCESSES", 1, minimum=1)
+WORKER_BATCH_THREADS = env_int("WORKER_BATCH_THREADS", 4, minimum=1)
+# Jobs one owner may have processing in one lane (jobs/fairness.py); 0: half the lane's
+# worker threads, at least 1. Set it when more machines run workers than these count.
+INGEST_MAX_RUNNING_PER_USER = env_int("INGEST_MAX_RUNNING_PER_USER", 0, minimum=0)
 
 # --------------------------------------------------------------------------- pipeline
 

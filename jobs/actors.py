@@ -46,7 +46,8 @@ def _claim(job_id: uuid.UUID) -> Job | None:
     if _message_age_seconds() > settings.INGEST_MAX_MESSAGE_AGE_SECONDS:
         services.expire_job(job_id=job_id)
         return None
-    # None: not ours to run (a duplicate, not due yet, someone else holds it, or done).
+    # None: not ours to run (a duplicate, not due yet, someone else holds it, or done), or
+    # its owner has no room in the lane: it then waits, queued, for jobs.fairness.release.
     return services.claim_job(job_id=job_id, worker=worker_name())
 
 

@@ -26,3 +26,9 @@ ROUTES: dict[tuple[str, bool], Route] = {
 def route(lane: str, *, resumed: bool = False) -> Route:
     """The route of `lane` (a Lane or its value); KeyError for an unknown lane."""
     return ROUTES[(str(lane), resumed)]
+
+
+def lane_queues(lane: str) -> list[str]:
+    """The queues a lane's own workers consume (the Procfile's `worker-<lane>`): its new
+    jobs' queue and its resume queue."""
+    return [route(lane).queue_name, route(lane, resumed=True).queue_name]

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
+from jobs import fairness
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.ops import events
 from jobs.queue import send_job_on_commit
@@ -99,16 +100,24 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
     """Take the job for this worker: processing, attempts + 1, an attempt record opened.
 
     Claimable: queued and due (no `next_attempt_at` in the future), or processing with an
-    expired lease (its worker died or hung; that attempt is recorded as lost). Returns
-    None when the job is not claimable: the caller drops the message. A job whose
+    expired lease (its worker died or hung; that attempt is recorded as lost), and its
+    owner has room in the lane (jobs/fairness.py). Returns None when the job is not
+    claimable: the caller drops the message. A job whose owner has no room stays queued
+    and waits, without its message, for one of the owner's jobs to end. A job whose
     attempts all ended with their worker dying is failed as `crashed` instead of being
     tried forever (a SIGKILL never reaches any retry count).
     """
-    now = timezone.now()
-    due = Q(status=JobStatus.QUEUED) & (
-        Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
-    )
     with transaction.atomic():
+        claimant = fairness.lock_for_claim(job_id)  # its own statement: see fairness
+        if claimant is None:
+            return None  # deleted with its document
+        if not fairness.has_room(claimant, job_id=job_id):
+            fairness.wait_for_room(claimant, job_id=job_id)
+            return None
+        now = timezone.now()
+        due = Q(status=JobStatus.QUEUED) & (
+            Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+        )
         claimed = Job.objects.filter(
             due | stale_filter(), id=job_id, attempts__lt=settings.INGEST_MAX_ATTEMPTS
         ).update(
@@ -150,6 +159,7 @@ def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:
             job = Job.objects.get(id=job_id)
             events.attempts_lost(_close_open_attempts(job))
             events.changed(job, status=JobStatus.FAILED)
+            fairness.release_on_commit(job)
 
 
 _LOST = "The worker stopped renewing its lease (killed, out of memory, or hung)."
@@ -186,6 +196,7 @@ def requeue_stale(*, job: Job) -> bool:
         events.attempts_lost(_close_open_attempts(job))
         send_job_on_commit(job, resumed=True)
         events.changed(job, status=JobStatus.QUEUED)
+        fairness.release_on_commit(job)
     return requeued == 1
 
 
@@ -255,6 +266,7 @@ def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
             return Outcome.LOST
         _finish_attempt(job, AttemptOutcome.SUPERSEDED, "superseded")
         events.changed(job, status=JobStatus.CANCELLED, ended=AttemptOutcome.SUPERSEDED)
+        fairness.release_on_commit(job)
         return Outcome.SUPERSEDED
     updated = _held(job).update(
         status=JobStatus.SUCCEEDED,
@@ -271,6 +283,7 @@ def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
     events.changed(
         job, status=JobStatus.SUCCEEDED, ended=AttemptOutcome.SUCCEEDED, done=total, total=total
     )
+    fairness.release_on_commit(job)
     return Outcome.SUCCEEDED
 
 
@@ -291,6 +304,7 @@ def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> Outcome:
         _finish_attempt(job, AttemptOutcome.FAILED, code, detail, tb)
         job.error_code, job.error_detail = code, detail[:5000]
         events.changed(job, status=JobStatus.FAILED, ended=AttemptOutcome.FAILED)
+        fairness.release_on_commit(job)
     return Outcome.FAILED
 
 
@@ -331,6 +345,7 @@ def retry_or_fail(
         _finish_attempt(job, AttemptOutcome.RETRY, code, detail, tb)
         send_job_on_commit(job, delay_seconds=delay, resumed=True)
         events.changed(job, status=JobStatus.QUEUED, ended=AttemptOutcome.RETRY)
+        fairness.release_on_commit(job)
     return Outcome.RETRY
 
 

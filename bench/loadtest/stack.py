@@ -18,9 +18,36 @@ from pathlib import Path
 
 from bench.services import Services, start_services
 from config import embedded
+from jobs.lanes import lane_queues
 from tests.browser.servers import BreakableOpenAI, ServerProcess, Stack
 
 API_KEY = "loadtest-key"
+# The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE): uploads come first.
+NICE = {"fast": 10, "batch": 15}
+
+
+def lane_split(workers: int) -> dict[str, int]:
+    """Worker processes per lane: `workers` shared out, the fast lane first, at least one
+    each (the Procfile's default is one each)."""
+    return {"fast": max(1, (workers + 1) // 2), "batch": max(1, workers // 2)}
+
+
+def worker_command(lane: str, threads: int) -> list[str]:
+    """The Procfile's `worker-<lane>` line, one process."""
+    queues = lane_queues(lane) + (["alerts", "webhooks"] if lane == "fast" else [])
+    return [
+        "nice",
+        "-n",
+        str(NICE[lane]),
+        sys.executable,
+        "manage.py",
+        "rundramatiq",
+        "--processes=1",
+        f"--threads={threads}",
+        "--queues",
+        *queues,
+        "--worker-shutdown-timeout=5000",
+    ]
 
 
 def group_pids(leader: int) -> set[int]:
@@ -38,29 +65,33 @@ def group_pids(leader: int) -> set[int]:
 
 
 class LoadStack(Stack):
-    """gunicorn, daphne, `workers` rundramatiq processes and the looping sweeper."""
+    """gunicorn, daphne, `workers` rundramatiq processes and the looping sweeper.
+
+    As the Procfile runs them: each lane has its own worker processes (`lane_split`), each
+    consuming only its lane's queues (the fast lane's also the alerts and webhooks), at
+    the Procfile's lower CPU priority, prefetching one message per thread. The workers
+    are told the pools' sizes (WORKER_<LANE>_PROCESSES, _THREADS), from which each
+    owner's share of a lane follows (jobs/fairness.py).
+    """
 
     def __init__(
         self, env: dict[str, str], logs: Path, *, workers: int, threads: int, sweep_every: float
     ) -> None:
-        super().__init__(env, logs)
+        pools = lane_split(workers)
+        sizes = {f"WORKER_{lane.upper()}_PROCESSES": str(n) for lane, n in pools.items()}
+        sizes |= {f"WORKER_{lane.upper()}_THREADS": str(threads) for lane in pools}
+        super().__init__({**env, **sizes}, logs)
         self.threads = threads
-        command = [
-            sys.executable,
-            "manage.py",
-            "rundramatiq",
-            "--processes=1",
-            f"--threads={threads}",
-            "--worker-shutdown-timeout=5000",
-        ]
-        # As the Procfile: one message prefetched per thread.
-        worker_env = {**self.env, "dramatiq_queue_prefetch": str(threads)}
 
         def ready(process: ServerProcess) -> bool:
             return "Worker process is ready for action" in process.output(400)
 
         self.workers = [
-            ServerProcess(f"worker{n}", command, worker_env, logs, ready) for n in range(workers)
+            ServerProcess(
+                f"worker-{lane}{n}", worker_command(lane, threads), self.worker_env, logs, ready
+            )
+            for lane, count in pools.items()
+            for n in range(count)
         ]
         sweeper = [sys.executable, "manage.py", "requeue_stuck", "--loop", str(sweep_every)]
         self.sweeper = ServerProcess("sweeper", sweeper, self.env, logs, lambda _: True)
@@ -70,6 +101,11 @@ class LoadStack(Stack):
         self.restarts: list[tuple[float, str, str]] = []  # (time, process, its last words)
         self.held: set[str] = set()  # processes the run itself is stopping and starting
         self._watch = threading.Event()
+
+    @property
+    def worker_env(self) -> dict[str, str]:
+        # As the Procfile: one message prefetched per thread.
+        return {**self.env, "dramatiq_queue_prefetch": str(self.threads)}
 
     @property
     def capacity(self) -> int:

@@ -50,13 +50,13 @@ def test_a_sigkilled_worker_pool_comes_back_and_web_never_goes_down(
     env = {
         **worker_env,
         "PORT": str(port),
-        "WORKER_PROCESSES": "1",
-        "WORKER_THREADS": "2",
+        "WORKER_FAST_PROCESSES": "1",
+        "WORKER_FAST_THREADS": "2",
         "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}",
     }
     with open(tmp_path / "procfile.log", "wb") as log:  # the child keeps its own copy
         runner = subprocess.Popen(
-            [sys.executable, "-m", "config.procfile", "web", "worker"],
+            [sys.executable, "-m", "config.procfile", "web", "worker-fast"],
             cwd=ROOT,
             env=env,
             stdout=log,
