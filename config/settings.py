@@ -335,6 +335,10 @@ INGEST_MAX_PAGES = env_int("INGEST_MAX_PAGES", 2000, minimum=1)
 INGEST_EXTRACT_TIMEOUT_SECONDS = env_int("INGEST_EXTRACT_TIMEOUT_SECONDS", 300, minimum=1)
 # The child's address space; the interpreter and pdfminer alone take about 50 MB of it.
 INGEST_EXTRACT_MEMORY_MB = env_int("INGEST_EXTRACT_MEMORY_MB", 1024, minimum=128)
+# Warm extractor processes kept started in each worker process (search/pipeline/pool.py),
+# each retired after this many documents; 0 starts a fresh one for every document.
+INGEST_EXTRACT_POOL_SIZE = env_int("INGEST_EXTRACT_POOL_SIZE", 4, minimum=0)
+INGEST_EXTRACT_POOL_RECYCLE_AFTER = env_int("INGEST_EXTRACT_POOL_RECYCLE_AFTER", 50, minimum=1)
 # What reads a PDF's text: pdfminer.six, or PDFium (faster; search/pipeline/reader_pdfium.py).
 # The worker hands it to the sandboxed child (which loads no settings) in its environment.
 INGEST_EXTRACTOR = env_choice("INGEST_EXTRACTOR", "pdfminer", {"pdfminer", "pdfium"})

@@ -69,10 +69,18 @@ class ProviderUnavailable(TransientError):
 
 
 class Timeout(TransientError):
+    """Reading ran past its wall-clock deadline on a machine too busy to give it its CPU
+    time (a file that used its CPU time and did not finish is TooComplex at once). Worth
+    one more try, not more: `for_good()` is the error for a second timeout in a row."""
+
     code = "timeout"
+
+    def for_good(self) -> "TooComplex":
+        return TooComplex(f"Reading the PDF timed out twice in a row. {self.detail}")
 
 
 class TooComplex(PermanentError):
-    """Reading the file needs more memory than a worker may spend on one document."""
+    """Reading the file needs more memory or CPU time than a worker may spend on one
+    document."""
 
     code = "too_complex"

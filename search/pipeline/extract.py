@@ -1,15 +1,18 @@
 """Text extraction: each page's raw text, page numbers kept, read in a sandbox.
 
-`extract_document` is what the service uses. The file is read by pdfminer.six in a child
-process with bounded time and memory (search/pipeline/sandbox.py); the rules that tell a
-damaged or encrypted file from a sound one are in search/pipeline/reader.py, and the one
-that tells a scan from a text document in search/pipeline/classify.py.
+`extract_document` is what the service uses. The file is read in a child process with
+bounded time and memory (search/pipeline/sandbox.py), one of a few kept warm in each worker
+process (search/pipeline/pool.py), by the extractor INGEST_EXTRACTOR names; the rules that
+tell a damaged or encrypted file from a sound one are in search/pipeline/reader.py, and the
+one that tells a scan from a text document in search/pipeline/classify.py.
 """
 
 import os
 
+from django.conf import settings
+
 from search.pipeline.page import Page
-from search.pipeline.sandbox import read_in_sandbox
+from search.pipeline.pool import shared_pool
 
 __all__ = ["Page", "extract_document"]  # Page lives in search/pipeline/page.py
 
@@ -20,10 +23,19 @@ def extract_document(
     """Each page's raw (uncleaned) text, read in a child process.
 
     Permanent (fail at once): NotAPdf, Encrypted, Corrupt, TooManyPages (more than
-    `max_pages`, found before any page is read), TooComplex (needs more than `memory_mb` MB).
-    Transient (retry): Timeout (more than `timeout` seconds), TransientError with code
-    "extractor_crashed" (the reader died some other way). OSError if `path` is missing.
-    Pages are returned even when they hold no text: see classify.classify_text.
+    `max_pages`, found before any page is read), TooComplex (needs more than `memory_mb` MB,
+    or more than `timeout` seconds of CPU time). Transient (retry): Timeout (the reader
+    did not get that CPU time within 1.5 x `timeout` seconds: a busy machine;
+    errors.Timeout.for_good says what a second one means),
+    TransientError "extractor_crashed" (the reader died some other way). OSError if
+    `path` is missing. Pages are returned even when they hold no text: see
+    classify.classify_text.
     """
-    texts = read_in_sandbox(path, max_pages=max_pages, timeout=timeout, memory_mb=memory_mb)
+    pool = shared_pool(
+        size=settings.INGEST_EXTRACT_POOL_SIZE,
+        recycle_after=settings.INGEST_EXTRACT_POOL_RECYCLE_AFTER,
+        memory_mb=memory_mb,
+        extractor=settings.INGEST_EXTRACTOR,
+    )
+    texts = pool.read(path, max_pages=max_pages, timeout=timeout)
     return [Page(number, text) for number, text in enumerate(texts, start=1)]

@@ -1,14 +1,18 @@
-"""Read a PDF in a child process, bounded in wall-clock time, CPU time and memory.
+"""Read PDFs in a child process, bounded in wall-clock time, CPU time and memory.
 
 A decompression bomb, a parser loop or deeply nested objects can only take down the child,
 never the worker that asked. Both halves of the protocol live here:
 
-- parent: `read_in_sandbox()` starts `python -m search.pipeline.sandbox` with subprocess
+- parent: a `Sandbox` starts `python -m search.pipeline.sandbox MEMORY_MB` with subprocess
   (a fresh interpreter: the parent is a threaded Dramatiq worker, and forking a threaded
-  process is unsafe), kills the child's process group at the deadline, always reaps it,
-  and turns how the child ended into our errors;
-- child: `main()` limits its own address space and CPU time before it imports pdfminer,
-  reads the file named in argv, and writes one JSON `Payload` to stdout.
+  process is unsafe), sends it one request at a time (a JSON line on its stdin) and waits
+  for the answer until the document's deadline. Past it, or when the child breaks, it kills
+  the child's process group and the child itself, always reaps it, and turns how the child
+  ended into our errors. search/pipeline/pool.py keeps a few started, ready for the next
+  document;
+- child: `main()` confines itself (search/pipeline/confine.py) before it imports the reader,
+  says it is ready, then answers each request with one length-prefixed JSON `Payload`, on a
+  private copy of its stdout, until its stdin closes (the worker is done with it, or gone).
 """
 
 import contextlib
@@ -16,227 +20,316 @@ import json
 import logging
 import math
 import os
-import resource
+import select
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TypedDict, cast
+from typing import BinaryIO, cast
 
-from search.pipeline.errors import (
-    Corrupt,
-    Encrypted,
-    NotAPdf,
-    PermanentError,
-    Timeout,
-    TooComplex,
-    TooManyPages,
-    TransientError,
-)
+import psutil
+
+from search.pipeline.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
+from search.pipeline.endings import Ending, Payload, failure, memory_detail, pages_or_error
+from search.pipeline.errors import PermanentError, TooComplex, TransientError
 
 CHILD_MODULE = "search.pipeline.sandbox"
 # The directory that holds the `search` package, for the child's imports.
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
+# The child reads INGEST_EXTRACTOR (search/pipeline/reader.py) from its environment.
+EXTRACTOR_ENV = "INGEST_EXTRACTOR"
 
 # Text the child may hand back, as JSON. A real document of INGEST_MAX_PAGES pages comes
 # nowhere near; more means the parent would spend a worker's memory on a hostile file.
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
-# The CPU limit only matters when the parent is gone and cannot enforce the deadline.
+# The child's own limits only matter when the parent is gone and cannot enforce deadlines.
 CPU_GRACE_SECONDS = 5
+# Python plus the reader's imports take about 0.15 s; this much means something is wrong.
+STARTUP_SECONDS = 60
+# A document's budget is CPU time; a reader starved by a busy machine is given up on at this
+# many times the budget in wall-clock time (1.5 x 300 s leaves room in a 600 s job).
+WALL_CLOCK_FACTOR = 1.5
+# How often the parent looks at the CPU time of a reader that has not answered yet.
+CPU_CHECK_SECONDS = 0.1
+FRAME = struct.Struct(">Q")  # each answer's length in bytes, then the JSON
 # How much of the child's stderr is kept to explain a crash.
 STDERR_TAIL_BYTES = 4096
 
-# The errors a child may report: known-bad input, so they are permanent.
-PERMANENT_ERRORS: dict[str, type[PermanentError]] = {
-    error.code: error for error in (NotAPdf, Encrypted, Corrupt, TooManyPages, TooComplex)
-}
+
+class _DeadlinePassed(Exception):
+    pass
 
 
-class ErrorPayload(TypedDict):
-    code: str
-    detail: str
-
-
-class Payload(TypedDict, total=False):
-    """What the child writes to stdout: `pages` (each page's raw text) or `error`."""
-
-    pages: list[str]
-    error: ErrorPayload
+class _OutOfCpu(Exception):
+    pass
 
 
 # --------------------------------------------------------------------------- parent
 
 
-@dataclass(frozen=True)
-class _Ending:
-    returncode: int | None  # None: killed at the deadline
-    stdout: bytes
-    stderr_tail: str
+class Sandbox:
+    """One extractor child process, reading one document at a time (not thread-safe).
+
+    Starting one returns at once; the child gets ready (imports its reader) meanwhile.
+    """
+
+    def __init__(self, *, memory_mb: int, extractor: str = "pdfminer") -> None:
+        # Before any child exists: none of them can read this process's secrets in /proc.
+        make_undumpable()
+        self.memory_mb = memory_mb
+        self.served = 0
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-P", "-m", CHILD_MODULE, str(memory_mb)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                # A file, not a pipe: however much the child writes, we keep only the tail.
+                stderr=self._stderr,
+                env=_child_environment(extractor),
+                # Its own process group, so the kill reaches everything it could have started.
+                start_new_session=True,
+            )
+        except BaseException:
+            self._stderr.close()
+            raise
+        self._cpu: float | None = None  # the child's CPU seconds at its last answer
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def read(self, path: Path, *, max_pages: int, timeout: float) -> list[str]:
+        """Each page's raw text of the PDF at `path` (an absolute path).
+
+        Raises the reader's permanent errors (NotAPdf, Encrypted, Corrupt, TooManyPages),
+        TooComplex past `memory_mb` or past `timeout` seconds of CPU time (the file's own
+        weight, whatever the machine's load), Timeout (transient) when the reader had not
+        got that much CPU time in WALL_CLOCK_FACTOR x `timeout` seconds (a busy machine),
+        and TransientError "extractor_crashed" when the child died any other way. After
+        anything but pages, the child is stopped: the next document gets a fresh one.
+        """
+        try:
+            self._wait_until_ready()
+            self._send(path=str(path), max_pages=max_pages, timeout=timeout)
+            deadline = time.monotonic() + WALL_CLOCK_FACTOR * timeout
+            payload = self._receive(deadline, cpu_limit=(self._cpu or 0.0) + timeout)
+            self.served += 1
+            self._cpu = payload.get("cpu", self._cpu)
+            return pages_or_error(payload, memory_mb=self.memory_mb)
+        except _OutOfCpu:
+            raise self._ended(timeout=timeout, killed_for="cpu") from None
+        except _DeadlinePassed:
+            raise self._ended(timeout=timeout, killed_for="wall") from None
+        except (EOFError, OSError, ValueError):  # a closed pipe, a garbled answer
+            raise self._ended(timeout=timeout, killed_for=None) from None
+        except BaseException:  # an error answer, or this thread interrupted (a time limit)
+            self.stop()
+            raise
+
+    def _wait_until_ready(self) -> None:
+        if self._cpu is not None:
+            return
+        try:
+            self._cpu = self._receive(time.monotonic() + STARTUP_SECONDS).get("cpu", 0.0)
+        except _DeadlinePassed:
+            self.stop()
+            raise TransientError(
+                f"The PDF reader did not start within {STARTUP_SECONDS} s.",
+                code="extractor_crashed",
+            ) from None
+
+    def stop(self) -> float:
+        """Kill the child (its process group, and by pid) and reap it. Returns the CPU
+        seconds it used in all (0 if it was reaped already). Safe to call twice."""
+        cpu = 0.0
+        if self._process.returncode is None:
+            cpu = self._reap(grace=0)
+        for pipe in (self._process.stdin, self._process.stdout, self._stderr):
+            with contextlib.suppress(OSError):  # a request the dead child never read
+                if pipe is not None:
+                    pipe.close()
+        return cpu
+
+    def _send(self, **request: object) -> None:
+        stdin = cast(BinaryIO, self._process.stdin)
+        stdin.write(json.dumps(request).encode() + b"\n")
+        stdin.flush()
+
+    def _receive(self, deadline: float, cpu_limit: float = math.inf) -> Payload:
+        (size,) = FRAME.unpack(self._read_exactly(FRAME.size, deadline, cpu_limit))
+        if size > MAX_OUTPUT_BYTES + 4096:
+            raise ValueError(f"an answer of {size} bytes")
+        # The child's own JSON: _encode below writes a Payload.
+        return cast(Payload, json.loads(self._read_exactly(size, deadline, cpu_limit)))
+
+    def _read_exactly(self, size: int, deadline: float, cpu_limit: float) -> bytes:
+        stdout = cast(BinaryIO, self._process.stdout)
+        received = bytearray()
+        while len(received) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _DeadlinePassed
+            if not _readable(stdout.fileno(), min(remaining, CPU_CHECK_SECONDS)):
+                if self._cpu_seconds() >= cpu_limit:
+                    raise _OutOfCpu
+                continue
+            chunk = os.read(stdout.fileno(), min(size - len(received), 1 << 20))
+            if not chunk:
+                raise EOFError
+            received += chunk
+        return bytes(received)
+
+    def _cpu_seconds(self) -> float:
+        """The child's CPU time so far, as the kernel counts it (0 once it is gone)."""
+        try:
+            times = psutil.Process(self._process.pid).cpu_times()
+        except psutil.Error:
+            return 0.0
+        return times.user + times.system
+
+    def _ended(self, *, timeout: float, killed_for: str | None) -> Exception:
+        # A child that closed its stdout is likely exiting: its own exit status says why.
+        cpu = self._reap(grace=0 if killed_for else 1.0) - (self._cpu or 0.0)
+        ending = Ending(
+            returncode=self._process.returncode,
+            killed_for=killed_for,
+            cpu=max(cpu, 0.0),
+            stderr_tail=_tail(self._stderr),
+        )
+        self.stop()
+        wall = WALL_CLOCK_FACTOR * timeout
+        return failure(ending, timeout=timeout, wall=wall, memory_mb=self.memory_mb)
+
+    def _reap(self, *, grace: float) -> float:
+        pid, until = self._process.pid, time.monotonic() + grace
+        while time.monotonic() < until and not _exited(pid):
+            time.sleep(0.01)
+        # Not reaped yet, so the pid and its group still belong to our child.
+        for kill in (os.killpg, os.kill):
+            with contextlib.suppress(ProcessLookupError):
+                kill(pid, signal.SIGKILL)
+        try:
+            _, status, usage = os.wait4(pid, 0)
+        except ChildProcessError:  # reaped elsewhere: nothing left to learn
+            self._process.returncode = -signal.SIGKILL
+            return 0.0
+        self._process.returncode = os.waitstatus_to_exitcode(status)
+        return usage.ru_utime + usage.ru_stime
+
+
+def _readable(fd: int, seconds: float) -> bool:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    # Readable also means closed (POLLHUP): the read that follows returns b"".
+    return bool(poller.poll(max(1, math.ceil(seconds * 1000))))
+
+
+def _exited(pid: int) -> bool:
+    # WNOWAIT: look without reaping, so the exit status and CPU time are still there.
+    with contextlib.suppress(ChildProcessError):
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    return True
+
+
+def _child_environment(extractor: str) -> dict[str, str]:
+    # The child parses untrusted bytes: it gets the import path and no credentials.
+    return {"PYTHONPATH": PROJECT_ROOT, "PATH": os.defpath, EXTRACTOR_ENV: extractor}
+
+
+def _tail(stderr: BinaryIO) -> str:
+    size = os.fstat(stderr.fileno()).st_size
+    return os.pread(stderr.fileno(), STDERR_TAIL_BYTES, max(0, size - STDERR_TAIL_BYTES)).decode(
+        "utf-8", "replace"
+    )
 
 
 def read_in_sandbox(
-    path: str | os.PathLike[str], *, max_pages: int, timeout: float, memory_mb: int
+    path: str | os.PathLike[str],
+    *,
+    max_pages: int,
+    timeout: float,
+    memory_mb: int,
+    extractor: str = "pdfminer",
 ) -> list[str]:
-    """Each page's raw text, read by pdfminer in a child process that cannot outlive this call.
-
-    Raises Timeout (transient) past `timeout` seconds, TooComplex when reading needs more
-    than `memory_mb` MB, the reader's own NotAPdf / Encrypted / Corrupt / TooManyPages,
-    TransientError "extractor_crashed" when the child dies any other way, and OSError when
-    `path` cannot be found. Blocks the calling thread only; the child is always reaped.
-    """
-    command = [
-        sys.executable,
-        "-P",  # the worker's current directory must not shadow the child's imports
-        "-m",
-        CHILD_MODULE,
-        str(Path(path).resolve(strict=True)),
-        str(max_pages),
-        str(memory_mb),
-        str(math.ceil(timeout) + CPU_GRACE_SECONDS),
-    ]
-    ending = _run(command, timeout)
-    return _result(ending, timeout=timeout, memory_mb=memory_mb)
-
-
-def _run(command: list[str], timeout: float) -> _Ending:
-    with (
-        tempfile.TemporaryFile() as stderr,
-        subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            # A file, not a pipe: however much the child writes, we keep only the tail.
-            stderr=stderr,
-            env=_child_environment(),
-            # Its own process group, so the deadline kills everything it started.
-            start_new_session=True,
-        ) as child,
-    ):
-        stdout, timed_out = b"", False
-        try:
-            stdout, _ = child.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            # Also when something interrupts this thread (e.g. Dramatiq's time limit).
-            _kill_and_reap(child)
-        return _Ending(None if timed_out else child.returncode, stdout, _tail(stderr))
-
-
-def _child_environment() -> dict[str, str]:
-    # The child parses untrusted bytes: it gets the import path and no credentials.
-    return {"PYTHONPATH": PROJECT_ROOT, "PATH": os.defpath}
-
-
-def _kill_and_reap(child: subprocess.Popen[bytes]) -> None:
-    if child.returncode is None:
-        # Not reaped yet, so the pid and its group still belong to our child.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-    child.wait()
-
-
-def _tail(stderr: IO[bytes]) -> str:
-    size = stderr.seek(0, os.SEEK_END)
-    stderr.seek(max(0, size - STDERR_TAIL_BYTES))
-    return stderr.read().decode("utf-8", "replace")
-
-
-def _result(ending: _Ending, *, timeout: float, memory_mb: int) -> list[str]:
-    if ending.returncode is None or ending.returncode == -signal.SIGXCPU:
-        raise Timeout(f"Reading the PDF took longer than {timeout:g} s.")
-    if ending.returncode == 0:
-        payload = _decode(ending.stdout)
-        if "pages" in payload:
-            return payload["pages"]
-        error = payload.get("error")
-        if error and error.get("code") in PERMANENT_ERRORS:
-            raise PERMANENT_ERRORS[error["code"]](error["detail"])
-    if "MemoryError" in ending.stderr_tail:
-        raise TooComplex(memory_detail(memory_mb))
-    raise TransientError(
-        f"The PDF reader stopped unexpectedly ({_describe(ending.returncode)}). "
-        f"{_last_line(ending.stderr_tail)}".strip(),
-        code="extractor_crashed",
-    )
-
-
-def _decode(stdout: bytes) -> Payload:
+    """Each page's raw text, read in a child process started for this document alone (what
+    search/pipeline/pool.py does with a warm one). Raises as Sandbox.read, and OSError when
+    `path` cannot be found, before anything is started."""
+    resolved = Path(path).resolve(strict=True)
+    sandbox = Sandbox(memory_mb=memory_mb, extractor=extractor)
     try:
-        payload = json.loads(stdout)
-    except ValueError:
-        return {}
-    # The child's own JSON: main() below writes a Payload.
-    return cast(Payload, payload) if isinstance(payload, dict) else {}
-
-
-def _describe(returncode: int) -> str:
-    if returncode < 0:
-        return f"killed by {signal.Signals(-returncode).name}"
-    return f"exit status {returncode}"
-
-
-def _last_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1][:300] if lines else ""
-
-
-def memory_detail(memory_mb: int) -> str:
-    return (
-        f"Reading the PDF needs more than {memory_mb} MB of memory; it may be a decompression bomb."
-    )
+        return sandbox.read(resolved, max_pages=max_pages, timeout=timeout)
+    finally:
+        sandbox.stop()
 
 
 # --------------------------------------------------------------------------- child
 
 
 def main(argv: list[str]) -> int:
-    """The child: `python -m search.pipeline.sandbox PATH MAX_PAGES MEMORY_MB CPU_SECONDS`.
+    """The child: `python -m search.pipeline.sandbox MEMORY_MB`, requests on stdin.
 
-    Exits 0 having written one Payload for any input, good or bad; anything else (a
-    traceback, a signal) means the reader itself broke.
+    Each request is a JSON line {"path", "max_pages", "timeout"}; each answer one Payload,
+    for any input, good or bad. Dying instead (a traceback, a signal) means the reader
+    itself broke. Exits 0 when stdin closes.
     """
-    path, max_pages, memory_mb, cpu_seconds = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
-    _limit_resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds)
-    body = _encode(_read(path, max_pages=max_pages, memory_mb=memory_mb), memory_mb=memory_mb)
-    sys.stdout.buffer.write(body)
-    sys.stdout.buffer.flush()
+    memory_mb = int(argv[1])
+    answers = _take_stdout()
+    confine_child(memory_mb=memory_mb, cpu_seconds=STARTUP_SECONDS)
+    # Imported under the limits: no PDF library is ever loaded in a process without them.
+    from search.pipeline.reader import read_pdf
+
+    # Collected by the reader as evidence of damage, not printed.
+    logging.getLogger("pdfminer").propagate = False
+    _write(answers, {"ready": True}, memory_mb=memory_mb)
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        timeout = float(request["timeout"])
+        # Deadlines of its own, for when the worker is gone: SIGXCPU, or SIGALRM.
+        limit_cpu(timeout + CPU_GRACE_SECONDS)
+        signal.setitimer(signal.ITIMER_REAL, WALL_CLOCK_FACTOR * timeout + CPU_GRACE_SECONDS)
+        payload = _read(read_pdf, request["path"], request["max_pages"], memory_mb=memory_mb)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _write(answers, payload, memory_mb=memory_mb)
     return 0
 
 
-def _limit_resources(*, memory_mb: int, cpu_seconds: int) -> None:
-    memory = memory_mb * 1024 * 1024
-    _lower(resource.RLIMIT_AS, memory, memory)
-    # SIGXCPU at the soft limit, SIGKILL one second later should that be ignored.
-    _lower(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 1)
-    # A crash must not write a core file of up to memory_mb into the worker's directory.
-    _lower(resource.RLIMIT_CORE, 0, 0)
+def _take_stdout() -> int:
+    """A private copy of stdout for the answers. Everything else that would print there,
+    Python's or a C library's, goes to stderr from now on: nothing can corrupt an answer,
+    and no answer depends on what a failure left sys.stdout pointing at."""
+    answers = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return answers
 
 
-def _lower(limit: int, soft: int, hard: int) -> None:
-    # A process may lower its hard limit but never raise it: keep a stricter one we inherit.
-    _, inherited = resource.getrlimit(limit)
-    if inherited != resource.RLIM_INFINITY:
-        soft, hard = min(soft, inherited), min(hard, inherited)
-    resource.setrlimit(limit, (soft, hard))
-
-
-def _read(path: str, *, max_pages: int, memory_mb: int) -> Payload:
+def _read(
+    read_pdf: Callable[..., list[str]], path: str, max_pages: int, *, memory_mb: int
+) -> Payload:
     try:
-        # Imported under the limits: pdfminer is never loaded in a process without them.
-        from search.pipeline.reader import read_pdf
-
-        # Collected by the reader as evidence of damage, not printed.
-        logging.getLogger("pdfminer").propagate = False
-        with open(path, "rb") as fp, contextlib.redirect_stdout(sys.stderr):
+        with open(path, "rb") as fp:
             return {"pages": read_pdf(fp, max_pages=max_pages)}
     except PermanentError as exc:
         return {"error": {"code": exc.code, "detail": exc.detail}}
     except MemoryError:
         pass  # answered below, once the frames that held the memory are gone
     return {"error": {"code": TooComplex.code, "detail": memory_detail(memory_mb)}}
+
+
+def _write(fd: int, payload: Payload, *, memory_mb: int) -> None:
+    payload["cpu"] = cpu_seconds()
+    body = _encode(payload, memory_mb=memory_mb)
+    view = memoryview(FRAME.pack(len(body)) + body)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _encode(payload: Payload, *, memory_mb: int) -> bytes:

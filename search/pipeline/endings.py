@@ -1,0 +1,114 @@
+"""How a reading in the sandbox ended, in the pipeline's errors (search/pipeline/errors.py).
+
+A bomb must end once, not once per retry. Memory is simple: a reader that needs more than
+the limit needs it every time, so that is `too_complex` at once. So is time, counted as the
+CPU time the reader used: that is the file's own weight, whatever else the machine is doing,
+and a retry would need just as much. A reader killed at the wall-clock deadline before it
+got its CPU time was starved by a busy machine, and a later attempt may well finish:
+`timeout`, which is transient. The job layer decides what a second one in a row means
+(errors.Timeout.for_good).
+"""
+
+import signal
+from dataclasses import dataclass
+from typing import TypedDict
+
+from search.pipeline.errors import (
+    Corrupt,
+    Encrypted,
+    NotAPdf,
+    PermanentError,
+    Timeout,
+    TooComplex,
+    TooManyPages,
+    TransientError,
+)
+
+# What a reader out of memory leaves on stderr (compared in lower case): Python's
+# MemoryError, or a C or C++ library's (PDFium's) failed allocation.
+OUT_OF_MEMORY = ("memoryerror", "std::bad_alloc", "out of memory", "cannot allocate memory")
+
+# The errors a child may report: known-bad input, so they are permanent.
+PERMANENT_ERRORS: dict[str, type[PermanentError]] = {
+    error.code: error for error in (NotAPdf, Encrypted, Corrupt, TooManyPages, TooComplex)
+}
+
+
+class ErrorPayload(TypedDict):
+    code: str
+    detail: str
+
+
+class Payload(TypedDict, total=False):
+    """One answer from the child: `pages` (each page's raw text) or `error`, and `cpu`
+    (the child's CPU seconds so far). Its first answer only says it is `ready`."""
+
+    pages: list[str]
+    error: ErrorPayload
+    cpu: float
+    ready: bool
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a child stopped answering."""
+
+    returncode: int | None
+    killed_for: str | None  # by the parent: "cpu" past the CPU time, "wall" past the deadline
+    cpu: float  # CPU seconds the child spent on this document
+    stderr_tail: str
+
+
+def pages_or_error(payload: Payload, *, memory_mb: int) -> list[str]:
+    """The pages in a child's answer, or the permanent error it reported."""
+    if "pages" in payload:
+        return payload["pages"]
+    error = payload.get("error")
+    if error and error.get("code") in PERMANENT_ERRORS:
+        raise PERMANENT_ERRORS[error["code"]](error["detail"])
+    raise TransientError(f"The PDF reader answered {str(payload)[:200]}", code="extractor_crashed")
+
+
+def failure(ending: Ending, *, timeout: float, wall: float, memory_mb: int) -> Exception:
+    """The error to raise for a child that was killed or died without answering."""
+    # SIGXCPU: its own CPU limit, reached when the parent was not watching.
+    if ending.killed_for == "cpu" or ending.returncode == -signal.SIGXCPU:
+        return TooComplex(heavy_detail(timeout, ending.cpu))
+    if ending.killed_for == "wall":
+        return Timeout(
+            f"Reading the PDF took longer than {wall:g} s on a busy machine "
+            f"(the reader got {ending.cpu:.1f} s of CPU time of the {timeout:g} s it may use)."
+        )
+    if any(marker in ending.stderr_tail.lower() for marker in OUT_OF_MEMORY):
+        return TooComplex(memory_detail(memory_mb))
+    return TransientError(
+        f"The PDF reader stopped unexpectedly ({_describe(ending.returncode)}). "
+        f"{_last_line(ending.stderr_tail)}".strip(),
+        code="extractor_crashed",
+    )
+
+
+def heavy_detail(timeout: float, cpu: float) -> str:
+    return (
+        f"Reading the PDF takes more than {timeout:g} s of CPU time: the reader used "
+        f"{cpu:.1f} s and had not finished."
+    )
+
+
+def memory_detail(memory_mb: int) -> str:
+    return (
+        f"Reading the PDF needs more than {memory_mb} MB of memory; it may be a decompression bomb."
+    )
+
+
+def _describe(returncode: int | None) -> str:
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        return f"killed by {signal.Signals(-returncode).name}"
+    return f"exit status {returncode}"
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""

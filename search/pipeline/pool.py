@@ -1,0 +1,117 @@
+"""Warm sandboxes: extractor processes started ahead, each reading many documents in turn.
+
+Starting a child (search/pipeline/sandbox.py) costs about 0.15 s of CPU, Python and the
+reader's imports: more than reading a one-page PDF. A `Pool` keeps up to `size` started
+children in this process and lends one to each reading thread. A child is retired after
+`recycle_after` documents, and after anything but pages (an error answer, a timeout, a
+crash, this thread interrupted); a replacement starts at once, so the next document finds
+it ready. No thread ever waits for a child: with none idle it starts its own, kept
+afterwards if there is room.
+
+Children die with the worker. An idle one is blocked reading its stdin and exits when the
+worker's end of that pipe closes, which the kernel does however the worker ends; a busy one
+stops at its own CPU and wall-clock deadlines (sandbox.main). Not PR_SET_PDEATHSIG: Linux
+sends that when the *thread* that started the child ends, which in a thread pool is not
+the worker's death.
+"""
+
+import atexit
+import collections
+import os
+import threading
+from pathlib import Path
+
+from search.pipeline.sandbox import Sandbox
+
+
+class Pool:
+    """Sandboxes with one memory limit and one extractor, lent to threads (thread-safe)."""
+
+    def __init__(self, *, size: int, recycle_after: int, memory_mb: int, extractor: str) -> None:
+        self.size = size
+        self.recycle_after = recycle_after
+        self.memory_mb = memory_mb
+        self.extractor = extractor
+        self._idle: collections.deque[Sandbox] = collections.deque()
+        self._lock = threading.Lock()
+
+    def read(self, path: str | os.PathLike[str], *, max_pages: int, timeout: float) -> list[str]:
+        """Each page's raw text, read by a pooled child; raises as Sandbox.read, and
+        OSError when `path` cannot be found (before any child is involved)."""
+        resolved = Path(path).resolve(strict=True)
+        sandbox = self._borrow()
+        try:
+            pages = sandbox.read(resolved, max_pages=max_pages, timeout=timeout)
+        except BaseException:
+            self._retire(sandbox)
+            raise
+        if sandbox.served >= self.recycle_after:
+            self._retire(sandbox)
+        else:
+            self._keep(sandbox)
+        return pages
+
+    def close(self) -> None:
+        """Stop every idle child (busy ones end with the reading that holds them)."""
+        while True:
+            with self._lock:
+                if not self._idle:
+                    return
+                sandbox = self._idle.popleft()
+            sandbox.stop()
+
+    def idle_pids(self) -> list[int]:
+        with self._lock:
+            return [sandbox.pid for sandbox in self._idle]
+
+    def _borrow(self) -> Sandbox:
+        while True:
+            with self._lock:
+                sandbox = self._idle.popleft() if self._idle else None
+            if sandbox is None:
+                return self._start()
+            if sandbox.alive():
+                return sandbox
+            sandbox.stop()  # died while idle (killed from outside): reap it, try the next
+
+    def _retire(self, sandbox: Sandbox) -> None:
+        sandbox.stop()
+        with self._lock:
+            room = len(self._idle) < self.size
+        if room:
+            self._keep(self._start())
+
+    def _keep(self, sandbox: Sandbox) -> None:
+        with self._lock:
+            if len(self._idle) < self.size:
+                self._idle.append(sandbox)
+                return
+        sandbox.stop()
+
+    def _start(self) -> Sandbox:
+        return Sandbox(memory_mb=self.memory_mb, extractor=self.extractor)
+
+
+_pools: dict[tuple[int, int, int, int, str], Pool] = {}
+_pools_lock = threading.Lock()
+
+
+def shared_pool(*, size: int, recycle_after: int, memory_mb: int, extractor: str) -> Pool:
+    """This process's pool for these settings, made on first use."""
+    # The pid too: a process forked from this one must not share its children.
+    key = (os.getpid(), size, recycle_after, memory_mb, extractor)
+    with _pools_lock:
+        if key not in _pools:
+            _pools[key] = Pool(
+                size=size, recycle_after=recycle_after, memory_mb=memory_mb, extractor=extractor
+            )
+        return _pools[key]
+
+
+@atexit.register
+def close_pools() -> None:
+    """Stop this process's idle children now rather than when their stdin closes."""
+    with _pools_lock:
+        pools = list(_pools.values())
+    for pool in pools:
+        pool.close()
