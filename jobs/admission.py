@@ -16,6 +16,7 @@ from django.db import connection
 from django.utils import timezone
 
 from config import humanize
+from jobs import fairness
 from jobs.models import IN_FLIGHT_STATUSES, Job
 
 DRAIN_WINDOW_SECONDS = 300
@@ -52,10 +53,20 @@ class Refusal:
     retry_after: int
 
 
+# The oldest queued job that could start now: one whose owner is at its fair share of the
+# lane (jobs.fairness) waits for its own jobs, not for the service, and must not make
+# everyone else's uploads look late. Read in queue order from the in-flight index, so it
+# stops at the first job that qualifies.
 _SNAPSHOT_SQL = """
 SELECT count(*),
        count(*) FILTER (WHERE status = 'queued'),
-       min(queued_at) FILTER (WHERE status = 'queued'),
+       (SELECT queued.queued_at FROM jobs_job AS queued
+        WHERE queued.status = 'queued'
+          AND (SELECT count(*) FROM jobs_job AS running
+               WHERE running.owner_id = queued.owner_id AND running.lane = queued.lane
+                 AND running.status = 'processing')
+              < CASE queued.lane WHEN 'fast' THEN %s ELSE %s END
+        ORDER BY queued.queued_at LIMIT 1),
        (SELECT count(*) FROM jobs_job WHERE finished_at >= %s)
 FROM jobs_job
 WHERE status IN ('queued', 'processing')
@@ -91,7 +102,7 @@ def forget_backlog() -> None:
 def _read_backlog() -> Backlog:
     since = timezone.now() - timedelta(seconds=DRAIN_WINDOW_SECONDS)
     with connection.cursor() as cursor:
-        cursor.execute(_SNAPSHOT_SQL, [since])
+        cursor.execute(_SNAPSHOT_SQL, [fairness.limit("fast"), fairness.limit("batch"), since])
         in_flight, queued, oldest, finished = cursor.fetchone()
     return Backlog(in_flight, queued, oldest, finished, time.monotonic())
 

@@ -77,6 +77,25 @@ def test_an_old_queue_refuses_with_503(alice_client, bob, settings):
     assert response.json()["code"] == "backlog_full"
 
 
+def test_jobs_waiting_for_their_owners_share_do_not_make_the_queue_look_old(
+    alice_client, bob, settings
+):
+    settings.INGEST_MAX_QUEUE_AGE_SECONDS = 60
+    settings.INGEST_MAX_RUNNING_PER_USER = 1
+    queued_jobs(bob, 3)
+    running, *waiting = Job.objects.order_by("created_at")
+    Job.objects.filter(id=running.id).update(status=JobStatus.PROCESSING)
+    Job.objects.filter(id__in=[job.id for job in waiting]).update(
+        queued_at=timezone.now() - timedelta(minutes=5)
+    )
+
+    assert upload(alice_client).status_code == 202  # bob's jobs wait for bob's share
+
+    Job.objects.filter(id=running.id).update(status=JobStatus.SUCCEEDED)
+    admission.forget_backlog()
+    assert upload(alice_client).status_code == 503  # now they could start: the queue is late
+
+
 def test_a_user_past_the_in_flight_limit_gets_429_and_others_do_not(
     alice_client, bob_client, alice, settings
 ):
