@@ -27,7 +27,7 @@ from jobs.reconnect import UNREACHABLE, when_database_answers
 from search.pipeline.classify import classify_text
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
-from search.pipeline.errors import PermanentError, TransientError
+from search.pipeline.errors import ExtractTimeout, PermanentError, TransientError
 from search.pipeline.extract import Page, extract_document
 from search.pipeline.split import Piece, split_pages
 from search.pipeline.store import delete_chunks_of_version, delete_stale_chunks, upsert_chunks
@@ -49,6 +49,14 @@ def run(job: Job) -> None:
             log.info("job %s: lost to another attempt or deleted; stopping", job.id)
         except PermanentError as exc:
             services.fail_job(job=job, code=exc.code, detail=exc.detail, tb=_tb())
+        except ExtractTimeout as exc:
+            # The attempt before timed out reading too: the file is heavy, not the machine
+            # busy (job.error_code still holds the last attempt's code at claim time).
+            if job.error_code == exc.code:
+                final = exc.for_good()
+                services.fail_job(job=job, code=final.code, detail=final.detail, tb=_tb())
+            else:
+                _retry(job, exc.code, exc.detail, retry_after=exc.retry_after)
         except TransientError as exc:
             _retry(job, exc.code, exc.detail, retry_after=exc.retry_after)
         except TimeLimitExceeded:

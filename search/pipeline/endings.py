@@ -6,7 +6,7 @@ CPU time the reader used: that is the file's own weight, whatever else the machi
 and a retry would need just as much. A reader killed at the wall-clock deadline before it
 got its CPU time was starved by a busy machine, and a later attempt may well finish:
 `timeout`, which is transient. The job layer decides what a second one in a row means
-(errors.Timeout.for_good).
+(errors.ExtractTimeout.for_good).
 """
 
 import signal
@@ -16,9 +16,9 @@ from typing import TypedDict
 from search.pipeline.errors import (
     Corrupt,
     Encrypted,
+    ExtractTimeout,
     NotAPdf,
     PermanentError,
-    Timeout,
     TooComplex,
     TooManyPages,
     TransientError,
@@ -75,7 +75,7 @@ def failure(ending: Ending, *, timeout: float, wall: float, memory_mb: int) -> E
     if ending.killed_for == "cpu" or ending.returncode == -signal.SIGXCPU:
         return TooComplex(heavy_detail(timeout, ending.cpu))
     if ending.killed_for == "wall":
-        return Timeout(
+        return ExtractTimeout(
             f"Reading the PDF took longer than {wall:g} s on a busy machine "
             f"(the reader got {ending.cpu:.1f} s of CPU time of the {timeout:g} s it may use)."
         )

@@ -69,11 +69,19 @@ class ProviderUnavailable(TransientError):
 
 
 class Timeout(TransientError):
-    """Reading ran past its wall-clock deadline on a machine too busy to give it its CPU
-    time (a file that used its CPU time and did not finish is TooComplex at once). Worth
-    one more try, not more: `for_good()` is the error for a second timeout in a row."""
+    """Something did not answer in time (the embedding provider; see ExtractTimeout for
+    the reader)."""
 
     code = "timeout"
+
+
+class ExtractTimeout(Timeout):
+    """Reading ran past its wall-clock deadline on a machine too busy to give it its CPU
+    time (a file that used its CPU time and did not finish is TooComplex at once). Worth
+    one more try, not more: `for_good()` is the error for a second one in a row. A code
+    of its own, so a provider's timeout before it does not count as the first."""
+
+    code = "extract_timeout"
 
     def for_good(self) -> "TooComplex":
         return TooComplex(f"Reading the PDF timed out twice in a row. {self.detail}")

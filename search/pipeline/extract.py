@@ -24,9 +24,9 @@ def extract_document(
 
     Permanent (fail at once): NotAPdf, Encrypted, Corrupt, TooManyPages (more than
     `max_pages`, found before any page is read), TooComplex (needs more than `memory_mb` MB,
-    or more than `timeout` seconds of CPU time). Transient (retry): Timeout (the reader
+    or more than `timeout` seconds of CPU time). Transient (retry): ExtractTimeout (the reader
     did not get that CPU time within 1.5 x `timeout` seconds: a busy machine;
-    errors.Timeout.for_good says what a second one means),
+    errors.ExtractTimeout.for_good says what a second one means),
     TransientError "extractor_crashed" (the reader died some other way). OSError if
     `path` is missing. Pages are returned even when they hold no text: see
     classify.classify_text.

@@ -111,7 +111,7 @@ class Sandbox:
 
         Raises the reader's permanent errors (NotAPdf, Encrypted, Corrupt, TooManyPages),
         TooComplex past `memory_mb` or past `timeout` seconds of CPU time (the file's own
-        weight, whatever the machine's load), Timeout (transient) when the reader had not
+        weight, whatever the machine's load), ExtractTimeout (transient) when the reader had not
         got that much CPU time in WALL_CLOCK_FACTOR x `timeout` seconds (a busy machine),
         and TransientError "extractor_crashed" when the child died any other way. After
         anything but pages, the child is stopped: the next document gets a fresh one.

@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from search.pipeline.errors import Corrupt, NotAPdf, Timeout, TooComplex
+from search.pipeline.errors import Corrupt, ExtractTimeout, NotAPdf, TooComplex
 from search.pipeline.pool import Pool
 from search.pipeline.sandbox import PROJECT_ROOT
 from tests.factories import CORPUS, make_pdf
@@ -87,7 +87,7 @@ def test_a_reader_past_its_deadline_is_killed_and_replaced(pool, one_page):
     read(pool, one_page)
     (first,) = pool.idle_pids()
 
-    with pytest.raises((TooComplex, Timeout)):  # Timeout if the machine is busy
+    with pytest.raises((TooComplex, ExtractTimeout)):  # ExtractTimeout if the machine is busy
         read(pool, GEOTOPO, timeout=1)
 
     assert reaped(first)

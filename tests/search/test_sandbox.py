@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from search.pipeline.clean import clean_text
-from search.pipeline.errors import Corrupt, Timeout, TooComplex, TooManyPages, TransientError
+from search.pipeline.errors import Corrupt, ExtractTimeout, TooComplex, TooManyPages, TransientError
 from search.pipeline.extract import extract_document
 from search.pipeline.sandbox import CHILD_MODULE, read_in_sandbox
 from tests.factories import CORPUS, make_pdf
@@ -93,10 +93,10 @@ def test_a_reader_starved_of_cpu_times_out_as_transient_and_leaves_no_child_behi
         # As on a machine too busy to run it: from now on the reader gets no CPU at all.
         os.kill(reader, signal.SIGSTOP)
 
-        with pytest.raises(Timeout) as caught:
+        with pytest.raises(ExtractTimeout) as caught:
             future.result(timeout=30)
 
-    assert caught.value.code == "timeout"
+    assert caught.value.code == "extract_timeout"
     assert caught.value.detail.startswith("Reading the PDF took longer than 4.5 s on a busy")
     assert gone(reader)
     assert "timed out twice in a row" in caught.value.for_good().detail
