@@ -14,11 +14,14 @@ from search.pipeline.errors import (
     Encrypted,
     NotAPdf,
     PermanentError,
+    TooComplex,
     TooManyPages,
 )
 from search.pipeline.page import UNMAPPED_GLYPH, Page
 from search.pipeline.reader import EXTRACTOR_ENV, read_pdf
+from search.pipeline.sandbox import read_in_sandbox
 from tests.factories import CORPUS, corpus_rows, make_pdf
+from tests.search.handmade import deflate_bomb, pdf_with_content
 from tests.search.test_corpus import ACCEPTED
 
 # PDFium's one loss on the corpus: of this poem set vertically in Japanese it drops the
@@ -166,3 +169,22 @@ def test_the_extractor_is_chosen_by_the_environment(monkeypatch, tmp_path):
     assert read_by_pdfium(read(path, None))
     monkeypatch.delenv(EXTRACTOR_ENV)
     assert not read_by_pdfium(read(path, None))
+
+
+def test_the_sandbox_reads_with_pdfium_when_told_to(tmp_path):
+    path = tmp_path / "two.pdf"
+    path.write_bytes(make_pdf(pages=2, words_per_page=50))
+
+    # 128 MB: the least INGEST_EXTRACT_MEMORY_MB allows, and PDFium's library fits.
+    texts = read_in_sandbox(path, max_pages=10, timeout=60, memory_mb=128, extractor="pdfium")
+
+    assert len(texts) == 2
+    assert read_by_pdfium(texts)
+
+
+def test_a_decompression_bomb_is_too_complex_with_pdfium_too(tmp_path):
+    path = tmp_path / "bomb.pdf"
+    path.write_bytes(pdf_with_content(deflate_bomb(gib=4), filters=b"/FlateDecode"))
+
+    with pytest.raises(TooComplex):
+        read_in_sandbox(path, max_pages=10, timeout=60, memory_mb=256, extractor="pdfium")
