@@ -79,6 +79,7 @@ chaos: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	$(PY) -m bench $(BENCH_ARGS)
 	$(PY) -m bench.pipeline
+	$(PY) -m bench.extractors
 	$(PY) -m bench.websockets $(BENCH_WS_ARGS)
 	$(PY) -m bench.scrape
 

@@ -55,7 +55,12 @@ def parse(argv: list[str] | None = None) -> Params:
         "written to var/loadtest/<time>/.",
     )
     parser.add_argument("--users", type=int, default=500)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=3,
+        help="worker processes, shared out fast lane first (3: 2 fast + 1 batch)",
+    )
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--lease", type=int, help="INGEST_LEASE_SECONDS (60; 15 under 200 users)")
     parser.add_argument("--sweep-every", type=float, help="sweeper interval (5 s; 2 s)")
