@@ -15,7 +15,7 @@ from dramatiq.middleware import CurrentMessage
 from jobs import processing, services
 from jobs.lanes import ROUTES
 from jobs.models import Job
-from jobs.reconnect import UNREACHABLE, when_database_answers
+from jobs.reconnect import database_was_away, when_database_answers
 
 
 def worker_name() -> str:
@@ -49,17 +49,6 @@ def _claim(job_id: uuid.UUID) -> Job | None:
     # None: not ours to run (a duplicate, not due yet, someone else holds it, or done), or
     # its owner has no room in the lane: it then waits, queued, for jobs.fairness.release.
     return services.claim_job(job_id=job_id, worker=worker_name())
-
-
-# A database restart or failover takes seconds; these redeliveries (about 1, 2, 4, 8,
-# then every 15 s, with jitter) cover a few minutes, after which the sweeper's grace
-# period takes over. Any other error is a bug: the message goes to the dead-letter set.
-DATABASE_REDELIVERIES = 20
-
-
-def database_was_away(retries: int, exception: BaseException) -> bool:
-    """Dramatiq's `retry_when`: redeliver a message whose claim met no database."""
-    return isinstance(exception, UNREACHABLE) and retries < DATABASE_REDELIVERIES
 
 
 class _ActorOptions(TypedDict):

@@ -9,19 +9,13 @@ them. Only a database that stays away past `deliver`'s own waits brings the mess
 
 import dramatiq
 
-from jobs.reconnect import UNREACHABLE
+from jobs.reconnect import database_was_away
 from jobs.webhooks import delivery
 from jobs.webhooks.dispatch import ACTOR_NAME, QUEUE_NAME
 
-DATABASE_REDELIVERIES = 20
 # One attempt takes at most 10 s (client.LIMITS) after the name resolves; the rest is
 # for the resolver and the two short transactions around it.
 TIME_LIMIT_SECONDS = 30
-
-
-def database_was_away(retries: int, exception: BaseException) -> bool:
-    """Dramatiq's `retry_when`: redeliver only a message that met no database."""
-    return isinstance(exception, UNREACHABLE) and retries < DATABASE_REDELIVERIES
 
 
 # Priority 0, as resumed jobs and alerts: a delivery is short, and the next free thread
