@@ -18,6 +18,11 @@ def pdf_with_content(content: bytes, *, filters: bytes = b"") -> bytes:
         stream_dict + b"\nstream\n" + content + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
+    return pdf_of(objects)
+
+
+def pdf_of(objects: list[bytes]) -> bytes:
+    """A PDF of these objects, numbered from 1; the first is the catalog."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

@@ -18,24 +18,7 @@ from search.pipeline.errors import TooComplex
 from search.pipeline.extract import extract_document
 from search.pipeline.pool import Pool
 from tests.factories import make_pdf
-from tests.search.handmade import deflate_bomb, pdf_with_content
-
-
-def pdf_of(objects: list[bytes]) -> bytes:
-    """A PDF of these objects, numbered from 1; the first is the catalog."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+from tests.search.handmade import deflate_bomb, pdf_of, pdf_with_content
 
 
 def stream(content: bytes) -> bytes:
