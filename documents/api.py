@@ -9,13 +9,13 @@ from django.urls import reverse
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import CursorPagination
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_errors import Refused
 from config.auth import signed_in_user
+from config.pagination import NewestFirst
 from documents import api_docs, services
 from documents.idempotency import fingerprint, idempotent
 from documents.models import Document
@@ -31,13 +31,6 @@ log = logging.getLogger(__name__)
 
 
 UPLOADS = ("create", "versions")  # actions that take files: guarded before parsing
-
-
-class NewestFirst(CursorPagination):
-    ordering = "-created_at"
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 500
 
 
 def _refuse(refusal: admission.Refusal) -> Refused:

@@ -5,13 +5,13 @@ parse, call endpoints.py, answer. Everything is scoped to the signed-in owner.""
 import uuid
 
 from rest_framework import mixins, status, viewsets
-from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import Refused
 from config.auth import signed_in_user
+from config.pagination import NewestFirst
 from jobs.webhooks import addresses, api_docs, endpoints
 from jobs.webhooks.addresses import InvalidWebhookURL
 from jobs.webhooks.models import Endpoint
@@ -21,15 +21,6 @@ from jobs.webhooks.serializers import (
     EndpointOut,
     SigningSecretOut,
 )
-
-
-class NewestFirst(CursorPagination):
-    """As the documents list pages (documents.api.NewestFirst, which jobs may not import)."""
-
-    ordering = "-created_at"
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 500
 
 
 def invalid_url(exc: InvalidWebhookURL) -> Refused:

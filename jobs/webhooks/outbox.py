@@ -2,6 +2,8 @@
 should hear of it, in the same transaction. Nothing is sent here; the ids go to the
 deliverer after commit (dispatch.py), and the sweeper sends what that missed."""
 
+from collections.abc import Mapping
+
 from django.conf import settings
 from django.db.models import Q
 from django.urls import reverse
@@ -23,9 +25,7 @@ def status_url(job: Job) -> str:
     return f"{settings.INGEST_PUBLIC_URL}{path}"
 
 
-def _payload(event: Event, job: Job, status: str, chunks: int) -> dict:
-    document = Document.objects.filter(id=job.document_id).values("filename", "page_count")
-    found = document.first() or {"filename": "", "page_count": None}
+def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -> dict:
     failed = status == JobStatus.FAILED
     return {
         "type": event.type,
@@ -61,10 +61,14 @@ def record(job: Job, *, status: str, chunks: int = 0) -> None:
     # The document's row lock orders its events as their transactions commit: a failure
     # of version 1 cannot get an earlier created_at than version 2's success yet commit
     # after it (completions take the same lock, documents.services.lock_for_completion).
-    list(Document.objects.select_for_update().filter(id=job.document_id).values_list("id"))
+    document = Document.objects.select_for_update().filter(id=job.document_id)
+    found = document.values("filename", "page_count").first() or {
+        "filename": "",
+        "page_count": None,
+    }
     event = Event(type=event_type, owner_id=job.owner_id, document_id=job.document_id)
     event.job_id, event.created_at = job.id, timezone.now()
-    event.payload = _payload(event, job, status, chunks)
+    event.payload = _payload(event, job, status, chunks, found)
     event.save(force_insert=True)
     deliveries = [Delivery(event=event, endpoint=e, url=e.url) for e in endpoints]
     if job.webhook_url:
