@@ -234,7 +234,8 @@ Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "config.auth.CachedTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        # DRF's, but an upload settles its CSRF check after admission (refuse before reading).
+        "config.session_auth.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -279,6 +280,9 @@ INGEST_MAX_BACKLOG = env_int("INGEST_MAX_BACKLOG", 5000, minimum=1)
 INGEST_MAX_QUEUE_AGE_SECONDS = env_int("INGEST_MAX_QUEUE_AGE_SECONDS", 900, minimum=1)
 INGEST_MAX_INFLIGHT_PER_USER = env_int("INGEST_MAX_INFLIGHT_PER_USER", 1000, minimum=1)
 INGEST_UPLOAD_THROTTLE_RATE = env_str("INGEST_UPLOAD_THROTTLE_RATE", "120/min")
+# Per-user quotas on kept documents and their bytes (documents/quotas.py); 0: no limit.
+INGEST_MAX_DOCUMENTS_PER_USER = env_int("INGEST_MAX_DOCUMENTS_PER_USER", 0, minimum=0)
+INGEST_MAX_BYTES_PER_USER = env_int("INGEST_MAX_BYTES_PER_USER", 0, minimum=0)
 INGEST_TOKEN_CACHE_SECONDS = env_int("INGEST_TOKEN_CACHE_SECONDS", 10, minimum=0)
 INGEST_IDEMPOTENCY_TTL_SECONDS = env_int("INGEST_IDEMPOTENCY_TTL_SECONDS", 24 * 3600, minimum=1)
 # Django refuses a request with more files than this before our own, friendlier limit can.

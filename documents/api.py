@@ -16,7 +16,8 @@ from rest_framework.response import Response
 from config.api_errors import Refused
 from config.auth import signed_in_user
 from config.pagination import NewestFirst
-from documents import api_docs, services
+from config.session_auth import enforce_deferred_csrf
+from documents import api_docs, quotas, services
 from documents.idempotency import fingerprint, idempotent
 from documents.models import Document
 from documents.serializers import DocumentDetailOut, DocumentOut
@@ -31,6 +32,12 @@ log = logging.getLogger(__name__)
 
 
 UPLOADS = ("create", "versions")  # actions that take files: guarded before parsing
+# Actions that make jobs: throttled and admitted like an upload, before the body is read.
+ADMITTED = (*UPLOADS, "retry")
+
+
+def _over_quota(over: quotas.OverQuota) -> Refused:
+    return Refused(status_code=over.http_status, code=over.code, detail=over.detail)
 
 
 def _refuse(refusal: admission.Refusal) -> Refused:
@@ -72,20 +79,29 @@ class DocumentViewSet(viewsets.GenericViewSet):
         return super().get_parsers()
 
     def get_throttles(self):  # noqa: ANN201
-        return [UploadThrottle()] if self.action in UPLOADS else []
+        return [UploadThrottle()] if self.action in ADMITTED else []
 
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
+        """Uploads and retries are admitted before anything reads the body: the backlog
+        first (no user needed), then authentication with the session's CSRF check put off
+        (Django's reads the whole multipart body), the throttle, the user's in-flight
+        limit and quotas; only then the CSRF check. Our upload handler enforces the file
+        limits while the body streams in."""
+        admitted = self.action in ADMITTED
         if self.action in UPLOADS:
-            # Before anything reads the body: our handler enforces the limits while
-            # it streams, and a service past its backlog refuses without reading it.
             request._request.upload_handlers = [GuardedUploadHandler(request._request)]
+        if admitted:
             if refusal := admission.check_service():
                 raise _refuse(refusal)
+            request.defer_csrf = True  # type: ignore[attr-defined]
         super().initial(request, *args, **kwargs)
-        if self.action in UPLOADS and (
-            refusal := admission.check_user(user_id=signed_in_user(request).pk)
-        ):
-            raise _refuse(refusal)
+        if admitted:
+            user_id = signed_in_user(request).pk
+            if refusal := admission.check_user(user_id=user_id):
+                raise _refuse(refusal)
+            if self.action == "create" and (over := quotas.check(user_id=user_id)):
+                raise _over_quota(over)
+            enforce_deferred_csrf(request)
 
     # ------------------------------------------------------------------ reads
 
@@ -160,6 +176,15 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 detail=f"At most {limit} files can be sent in one request; "
                 f"this one has {len(files)}. Nothing was stored.",
             )
+        accepted_sizes = [f.size or 0 for f in files if not isinstance(f, RejectedFile)]
+        if accepted_sizes and (
+            over := quotas.check(
+                user_id=signed_in_user(request).pk,
+                new_documents=len(accepted_sizes),
+                new_bytes=sum(accepted_sizes),
+            )
+        ):
+            raise _over_quota(over)
         results, refusals = [], set()
         for upload in files:
             if isinstance(upload, RejectedFile):
@@ -198,6 +223,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             )
         except services.NotRetryable as exc:
             raise Refused(status_code=409, code="not_retryable", detail=str(exc)) from exc
+        admission.note_admitted(user_id=signed_in_user(request).pk, jobs=1)
         result = _accepted_result(request, services.Accepted(document=document, job=job))
         return Response(
             result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
