@@ -73,11 +73,12 @@ loadtest: $(VENV)/.installed-dev
 chaos: $(VENV)/.installed-dev
 	INGEST_CHAOS_ROUNDS=$${CHAOS_ROUNDS:-5} $(PY) -m pytest tests/chaos $(PYTEST_ARGS)
 
-## make bench: upload-acknowledgement latency against a floor, pipeline throughput, how
-## many status websockets one daphne holds, and one /metrics scrape over a million job rows
-## (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
+## make bench: upload-acknowledgement latency against a floor, the same burst with the
+## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
+## /metrics scrape over a million job rows (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev
 	$(PY) -m bench $(BENCH_ARGS)
+	$(PY) -m bench.busy
 	$(PY) -m bench.pipeline
 	$(PY) -m bench.extractors
 	$(PY) -m bench.websockets $(BENCH_WS_ARGS)

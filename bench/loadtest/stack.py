@@ -32,13 +32,13 @@ def lane_split(workers: int) -> dict[str, int]:
     return {"fast": max(1, (workers + 1) // 2), "batch": max(1, workers // 2)}
 
 
-def worker_command(lane: str, threads: int) -> list[str]:
-    """The Procfile's `worker-<lane>` line, one process."""
+def worker_command(lane: str, threads: int, nice: int | None = None) -> list[str]:
+    """The Procfile's `worker-<lane>` line, one process (at `nice`, else the Procfile's)."""
     queues = lane_queues(lane) + (["alerts", "webhooks"] if lane == "fast" else [])
     return [
         "nice",
         "-n",
-        str(NICE[lane]),
+        str(NICE[lane] if nice is None else nice),
         sys.executable,
         "manage.py",
         "rundramatiq",
@@ -75,7 +75,14 @@ class LoadStack(Stack):
     """
 
     def __init__(
-        self, env: dict[str, str], logs: Path, *, workers: int, threads: int, sweep_every: float
+        self,
+        env: dict[str, str],
+        logs: Path,
+        *,
+        workers: int,
+        threads: int,
+        sweep_every: float,
+        nice: int | None = None,
     ) -> None:
         pools = lane_split(workers)
         sizes = {f"WORKER_{lane.upper()}_PROCESSES": str(n) for lane, n in pools.items()}
@@ -88,7 +95,11 @@ class LoadStack(Stack):
 
         self.workers = [
             ServerProcess(
-                f"worker-{lane}{n}", worker_command(lane, threads), self.worker_env, logs, ready
+                f"worker-{lane}{n}",
+                worker_command(lane, threads, nice),
+                self.worker_env,
+                logs,
+                ready,
             )
             for lane, count in pools.items()
             for n in range(count)
@@ -138,8 +149,17 @@ class LoadStack(Stack):
 class Environment:
     """Everything the run starts, in order, and stops in reverse (also after a failure)."""
 
-    def __init__(self, root: Path, settings: dict[str, str], *, workers: int, threads: int):
+    def __init__(
+        self,
+        root: Path,
+        settings: dict[str, str],
+        *,
+        workers: int,
+        threads: int,
+        nice: int | None = None,
+    ):
         self.root = root
+        self.nice = nice
         self.settings = settings
         self.workers, self.threads = workers, threads
         self.services: Services | None = None
@@ -171,7 +191,12 @@ class Environment:
     def start_stack(self, env: dict[str, str], sweep_every: float) -> LoadStack:
         self.logs.mkdir(parents=True, exist_ok=True)
         self.stack = LoadStack(
-            env, self.logs, workers=self.workers, threads=self.threads, sweep_every=sweep_every
+            env,
+            self.logs,
+            workers=self.workers,
+            threads=self.threads,
+            sweep_every=sweep_every,
+            nice=self.nice,
         )
         self.stack.ensure_running()
         self.stack.supervise()
