@@ -76,9 +76,13 @@ class RequestTooLarge(APIException):
     default_detail = "The request is larger than the upload limits allow."
 
 
+# The name Django's temporary upload file is made with: only its suffix (".pdf") shows.
+TEMPORARY_NAME = "upload.pdf"
+
+
 @dataclass
 class _Current:
-    name: str
+    name: str  # display_name of the sent name: what every later step sees
     content_type: str
     charset: str | None
     size: int = 0
@@ -91,7 +95,11 @@ class _Current:
 
     def write(self, data: bytes) -> None:
         if isinstance(self.spool, io.BytesIO) and self.size > settings.FILE_UPLOAD_MAX_MEMORY_SIZE:
-            on_disk = TemporaryUploadedFile(self.name, self.content_type, 0, self.charset)
+            # Django names the temporary file after the upload's extension, and a name
+            # with a 300-character one made that file's name too long for the file
+            # system (a 500). Its name on disk is ours; the sent name is kept apart.
+            on_disk = TemporaryUploadedFile(TEMPORARY_NAME, self.content_type, 0, self.charset)
+            on_disk.name = self.name
             on_disk.write(self.spool.getbuffer())
             self.spool = on_disk
         assert self.spool is not None  # only a rejected file has none, and it gets no writes
@@ -148,7 +156,11 @@ class GuardedUploadHandler(FileUploadHandler):
             field_name, file_name, content_type, content_length, charset, content_type_extra
         )
         self.count += 1
-        self.current = _Current(name=file_name, content_type=content_type, charset=charset)
+        # Cleaned once, here: a sent name may be 900 characters, or hold control
+        # characters or lone surrogates that Postgres and the file system refuse.
+        self.current = _Current(
+            name=display_name(file_name), content_type=content_type, charset=charset
+        )
         if self.count > self.max_files:
             self.current.rejection = too_many_files()
         else:
