@@ -46,8 +46,10 @@ class UploadThrottle(BaseThrottle):
         self.wait_seconds = period - (now % period)
         key = f"ingest:throttle:uploads:{request.user.pk}:{window}"
         try:
-            # One round trip: a pipeline buffers its commands until execute().
-            pipe = _client(settings.REDIS_URL).pipeline()
+            # One round trip: a pipeline buffers its commands until execute(). Without
+            # MULTI/EXEC (two more commands to send and parse): should the EXPIRE be lost,
+            # the key of a past window is only left without a TTL, never wrongly counted.
+            pipe = _client(settings.REDIS_URL).pipeline(transaction=False)
             pipe.incr(key)
             pipe.expire(key, period + 1)
             count, _ = pipe.execute()
