@@ -69,8 +69,16 @@ def pages_or_error(payload: Payload, *, memory_mb: int) -> list[str]:
     raise TransientError(f"The PDF reader answered {str(payload)[:200]}", code="extractor_crashed")
 
 
-def failure(ending: Ending, *, timeout: float, wall: float, memory_mb: int) -> Exception:
-    """The error to raise for a child that was killed or died without answering."""
+def failure(
+    ending: Ending, *, timeout: float, wall: float, memory_mb: int, aborts_on_oom: bool = False
+) -> Exception:
+    """The error to raise for a child that was killed or died without answering.
+
+    `aborts_on_oom`: the reader is PDFium, a C++ library that calls abort() when an
+    allocation fails under the child's memory limit (where pdfminer raises MemoryError):
+    its SIGABRT is the file's doing, so the job fails once as too_complex rather than
+    being retried as a crash.
+    """
     # SIGXCPU: its own CPU limit, reached when the parent was not watching.
     if ending.killed_for == "cpu" or ending.returncode == -signal.SIGXCPU:
         return TooComplex(heavy_detail(timeout, ending.cpu))
@@ -80,6 +88,8 @@ def failure(ending: Ending, *, timeout: float, wall: float, memory_mb: int) -> E
             f"(the reader got {ending.cpu:.1f} s of CPU time of the {timeout:g} s it may use)."
         )
     if any(marker in ending.stderr_tail.lower() for marker in OUT_OF_MEMORY):
+        return TooComplex(memory_detail(memory_mb))
+    if aborts_on_oom and ending.returncode == -signal.SIGABRT:
         return TooComplex(memory_detail(memory_mb))
     return TransientError(
         f"The PDF reader stopped unexpectedly ({_describe(ending.returncode)}). "

@@ -78,6 +78,7 @@ class Sandbox:
     """
 
     def __init__(self, *, memory_mb: int, extractor: str = "pdfminer") -> None:
+        self.extractor = extractor
         # Before any child exists: none of them can read this process's secrets in /proc.
         make_undumpable()
         self.memory_mb = memory_mb
@@ -206,7 +207,13 @@ class Sandbox:
         )
         self.stop()
         wall = WALL_CLOCK_FACTOR * timeout
-        return failure(ending, timeout=timeout, wall=wall, memory_mb=self.memory_mb)
+        return failure(
+            ending,
+            timeout=timeout,
+            wall=wall,
+            memory_mb=self.memory_mb,
+            aborts_on_oom=self.extractor == "pdfium",
+        )
 
     def _reap(self, *, grace: float) -> float:
         pid, until = self._process.pid, time.monotonic() + grace

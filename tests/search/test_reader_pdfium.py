@@ -4,6 +4,7 @@ On the real files of the corpus (tests/corpus/), read in this process like test_
 plus the sandbox's child run with the extractor in its environment.
 """
 
+import binascii
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,17 @@ def test_the_sandbox_reads_with_pdfium_when_told_to(tmp_path):
 
     assert len(texts) == 2
     assert read_by_pdfium(texts)
+
+
+def test_a_bomb_behind_another_filter_is_too_complex_not_a_crash(tmp_path):
+    # PDFium aborts when the inflated stream passes the memory limit; the Flate check
+    # before PDFium opens the file does not see through ASCIIHex.
+    path = tmp_path / "hex-bomb.pdf"
+    encoded = binascii.hexlify(deflate_bomb(gib=4)) + b">"
+    path.write_bytes(pdf_with_content(encoded, filters=b"[/ASCIIHexDecode /FlateDecode]"))
+
+    with pytest.raises(TooComplex):
+        read_in_sandbox(path, max_pages=10, timeout=60, memory_mb=256, extractor="pdfium")
 
 
 def test_a_decompression_bomb_is_too_complex_with_pdfium_too(tmp_path):
