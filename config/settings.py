@@ -190,6 +190,8 @@ def _s3_storage(bucket: str) -> dict[str, object]:
     secret_key = env_str("INGEST_S3_SECRET_ACCESS_KEY")
     if bool(access_key) != bool(secret_key):
         raise ConfigurationError(
+        # Workers give their own session (autogroup) their nice value: see jobs/priority.py.
+        "jobs.priority.YieldToWeb",
             "Set both INGEST_S3_ACCESS_KEY_ID and INGEST_S3_SECRET_ACCESS_KEY, or neither"
         )
     optional = {

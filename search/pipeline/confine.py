@@ -19,9 +19,12 @@ import ctypes
 import errno
 import functools
 import math
+import os
 import platform
 import resource
 import sys
+
+from config.priority import share_nice_with_session
 
 # The child holds stdin, stdout, stderr, its answer pipe and the PDF, plus a module file
 # now and then while it imports.
@@ -62,6 +65,8 @@ def confine_child(*, memory_mb: int, cpu_seconds: int) -> None:
     _lower(resource.RLIMIT_NOFILE, OPEN_FILES, OPEN_FILES)
     _lower(resource.RLIMIT_FSIZE, WRITTEN_BYTES, WRITTEN_BYTES)
     if sys.platform == "linux":
+        if os.getsid(0) == os.getpid():  # its own session: give it the worker's priority
+            share_nice_with_session()
         _drop_capabilities()  # sets no_new_privs, which a filter needs too
         _refuse_starting_anything()
 
