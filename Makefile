@@ -33,7 +33,7 @@ run: $(VENV)/.installed-base
 	@echo
 	@echo "  In a second shell, here (README.md, 'Two commands', shows the answers):"
 	@echo "    DJANGO_SUPERUSER_PASSWORD=change-me $(PY) manage.py createsuperuser --noinput --username alice --email alice@example.com"
-	@echo "    TOKEN=\$$($(PY) manage.py drf_create_token alice | cut -d' ' -f3)"
+	@echo "    TOKEN=\$$($(PY) manage.py create_token alice)"
 	@echo "    curl -H \"Authorization: Token \$$TOKEN\" -F file=@tests/corpus/py-pdf__sample-files/004-pdflatex-4-pages/pdflatex-4-pages.pdf http://127.0.0.1:$(PORT)/api/documents/"
 	@echo "    curl -H \"Authorization: Token \$$TOKEN\" <status_url from that answer>   # until succeeded, failed or cancelled"
 	@echo

@@ -104,10 +104,10 @@ def manage(env: dict[str, str], *args: str) -> str:
 
 TOKEN_SCRIPT = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from accounts.tokens import issue_token
 for number in range({users}):
     user, _ = get_user_model().objects.get_or_create(username=f"bench{{number}}")
-    print(Token.objects.get_or_create(user=user)[0].key)
+    print(issue_token(user, name='bench').key)
 """
 
 

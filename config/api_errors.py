@@ -22,7 +22,7 @@ class Refused(exceptions.APIException):
 NOT_FOUND = "Nothing here: the id is unknown or not yours, or the path is no API endpoint."
 NOT_AUTHENTICATED = (
     "No credentials: send the header 'Authorization: Token <key>' (a key from "
-    "`manage.py drf_create_token <user>`), or sign in at / for a session."
+    "`manage.py create_token <user>`), or sign in at / for a session."
 )
 
 

@@ -1,8 +1,12 @@
-"""Token authentication that remembers a token for a few seconds per process.
+"""Token authentication against stored hashes, remembered for a few seconds per process.
 
-Every API call otherwise costs a database round trip just to learn who is calling; on
-the upload path that was a fifth of the statements. A revoked token or a deactivated
-user is refused at the latest INGEST_TOKEN_CACHE_SECONDS later (0 turns the cache off).
+`Authorization: Token <key>`: the key's sha256 is looked up (accounts/models.py keeps only
+that), and a token past its `expires_at` is refused. Every API call would otherwise cost a
+database round trip just to learn who is calling; on the upload path that was a fifth of
+the statements, so a process remembers a token by its digest (never the key) for
+INGEST_TOKEN_CACHE_SECONDS. A deleted token or a deactivated user is refused at the
+latest that long later (0 turns the cache off); an expired one at once, since the expiry
+is checked on every request, remembered or not.
 
 `signed_in_user` gives the views that refuse anonymous callers their user, typed.
 """
@@ -14,33 +18,51 @@ import time
 from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
+from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
+
+from accounts import tokens
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
     from django.http import HttpRequest
     from rest_framework.request import Request
 
+    from accounts.models import ApiToken
+
 _lock = threading.Lock()
-_known: dict[str, tuple[tuple, float]] = {}
+_known: dict[str, tuple[ApiToken, float]] = {}
 _MAX_ENTRIES = 10_000
 
 
 class CachedTokenAuthentication(TokenAuthentication):
-    def authenticate_credentials(self, key: str) -> tuple:
+    def authenticate_credentials(self, key: str) -> tuple[User, ApiToken]:
+        digest = tokens.digest_of(key)
         ttl = settings.INGEST_TOKEN_CACHE_SECONDS
         now = time.monotonic()
         with _lock:
-            hit = _known.get(key)
+            hit = _known.get(digest)
         if hit is not None and now - hit[1] < ttl:
-            return hit[0]
-        result = super().authenticate_credentials(key)  # raises for bad or inactive
-        if ttl > 0:
-            with _lock:
-                if len(_known) > _MAX_ENTRIES:
-                    _known.clear()
-                _known[key] = (result, now)
-        return result
+            token = hit[0]
+        else:
+            token = _look_up(key)
+            if ttl > 0:
+                with _lock:
+                    if len(_known) > _MAX_ENTRIES:
+                        _known.clear()
+                    _known[digest] = (token, now)
+        if token.has_expired():
+            raise exceptions.AuthenticationFailed("Token has expired.")
+        return token.user, token
+
+
+def _look_up(key: str) -> ApiToken:
+    token = tokens.find_token(key)
+    if token is None:
+        raise exceptions.AuthenticationFailed("Invalid token.")
+    if not token.user.is_active:
+        raise exceptions.AuthenticationFailed("User inactive or deleted.")
+    return token
 
 
 def signed_in_user(request: HttpRequest | Request) -> User:

@@ -9,6 +9,7 @@ import os
 import secrets
 import sys
 from pathlib import Path
+from datetime import timedelta
 
 import dj_database_url
 
@@ -54,9 +55,32 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # Login attempts counted per address and per user name, and lockouts (README).
+    "axes",
+    # API tokens kept as hashes (accounts/models.py).
+    "accounts",
     "django_dramatiq",
     "drf_spectacular",
+# --------------------------------------------------------------------------- HTTPS
+
+# Served over https by a proxy that terminates TLS (README "Serving"): cookies only over
+# https, and HSTS. Django learns that a request came over https from the proxy's
+# X-Forwarded-Proto only when told to trust it: a client that reaches the web process
+# directly could send the header itself. Trusting it also redirects plain-http requests
+# to https, except /healthz and /metrics, which probes and scrapers read from inside.
+INGEST_HTTPS = env_bool("INGEST_HTTPS", False)
+INGEST_TRUST_X_FORWARDED_PROTO = env_bool("INGEST_TRUST_X_FORWARDED_PROTO", False)
+if INGEST_TRUST_X_FORWARDED_PROTO:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = INGEST_HTTPS and INGEST_TRUST_X_FORWARDED_PROTO
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = INGEST_HTTPS
+CSRF_COOKIE_SECURE = INGEST_HTTPS
+# Browsers send an https origin's HSTS header only ever over https: 0 sends none.
+SECURE_HSTS_SECONDS = env_int("INGEST_HSTS_SECONDS", 31_536_000, minimum=0) if INGEST_HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("INGEST_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("INGEST_HSTS_PRELOAD", False)
+
     "drf_spectacular_sidecar",
     "django_htmx",
     "documents",
@@ -90,6 +114,8 @@ ASGI_APPLICATION = "config.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
+    # Turns a login that django-axes refused into the sign-in page with its reason, 429.
+    "axes.middleware.AxesMiddleware",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -276,6 +302,38 @@ INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
 
 # --------------------------------------------------------------------------- accept path
 
+# --------------------------------------------------------------------------- sign-in
+
+# django-axes' backend comes first: it refuses a locked-out address or user name before
+# the password is checked. Both sign-in forms (the page's and the admin's) go through it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+# After this many failed sign-ins from one address, or for one user name, that address
+# or name is refused for INGEST_LOGIN_LOCKOUT_MINUTES after its last failure (each
+# further try starts the wait again). `manage.py axes_reset_username alice` lifts it.
+AXES_FAILURE_LIMIT = env_int("INGEST_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("INGEST_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_CALLABLE = "accounts.login_limits.locked_out"
+AXES_CLIENT_IP_CALLABLE = "accounts.login_limits.client_address"
+# Proxies in front of `web` that each append the address they saw to X-Forwarded-For:
+# the client is that many entries from the right. 0: the connection's own address.
+INGEST_PROXY_COUNT = env_int("INGEST_PROXY_COUNT", 0, minimum=0)
+# Failures are kept (Access attempts in the admin); successful sign-ins are not logged.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_RESET_ON_SUCCESS = False
+
 INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
 INGEST_MAX_FILES_PER_REQUEST = env_int("INGEST_MAX_FILES_PER_REQUEST", 20, minimum=1)
 INGEST_MAX_BACKLOG = env_int("INGEST_MAX_BACKLOG", 5000, minimum=1)
@@ -312,6 +370,9 @@ WORKER_BATCH_THREADS = env_int("WORKER_BATCH_THREADS", 4, minimum=1)
 # Jobs one owner may have processing in one lane (jobs/fairness.py); 0: half the lane's
 # worker threads, at least 1. Set it when more machines run workers than these count.
 INGEST_MAX_RUNNING_PER_USER = env_int("INGEST_MAX_RUNNING_PER_USER", 0, minimum=0)
+# Whether /api/schema/, /api/docs/ and /api/redoc/ answer anyone, or only a signed-in user
+# (a session or an API token; the docs pages send others to the sign-in page).
+INGEST_API_DOCS_PUBLIC = env_bool("INGEST_API_DOCS_PUBLIC", True)
 
 # --------------------------------------------------------------------------- pipeline
 

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
 from config import redoc
+from config.api_docs_access import SchemaPermission, docs_page
 from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
 from documents import pages
@@ -32,9 +33,18 @@ urlpatterns = [
     path(
         "api/webhooks/signing-secret/", SigningSecretView.as_view(), name="webhook-signing-secret"
     ),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/redoc/", redoc.RedocView.as_view(url_name="schema"), name="api-redoc"),
+    # Open to anyone, or to signed-in users only: INGEST_API_DOCS_PUBLIC.
+    path(
+        "api/schema/",
+        SpectacularAPIView.as_view(permission_classes=[SchemaPermission]),
+        name="schema",
+    ),
+    path(
+        "api/docs/",
+        docs_page(SpectacularSwaggerView.as_view(url_name="schema")),
+        name="api-docs",
+    ),
+    path("api/redoc/", docs_page(redoc.RedocView.as_view(url_name="schema")), name="api-redoc"),
     path("api/redoc/redoc.standalone.js", redoc.bundle, name="api-redoc-bundle"),
     *router.urls,
     # Last: any other path under /api/ (an unknown endpoint, an id that is not a UUID, a

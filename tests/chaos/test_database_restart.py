@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.tokens import issue_token
 from jobs.models import Job, JobStatus
 from search.models import Chunk
 from tests.chaos.conftest import ROOT, openai_env
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def token_client(user) -> APIClient:
     """A client that authenticates as a real integrator does, through the database."""
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user).key}")
     return client
 
 

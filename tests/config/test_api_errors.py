@@ -7,9 +7,9 @@ import uuid
 import pytest
 from django.core.exceptions import RequestDataTooBig
 from django.test import Client, RequestFactory
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.tokens import issue_token
 from config import api_fallbacks
 from tests.conftest import pdf_upload
 from tests.factories import make_pdf
@@ -114,8 +114,7 @@ def test_a_method_an_endpoint_lacks_answers_405_method_not_allowed(alice_client)
 
 
 def test_an_upload_that_is_not_multipart_answers_415_unsupported_media_type(alice, broker):
-    token = Token.objects.create(user=alice)
-    client = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client = Client(HTTP_AUTHORIZATION=f"Token {issue_token(alice).key}")
 
     response = client.post(
         "/api/documents/", "file=report.pdf", content_type="application/x-www-form-urlencoded"

@@ -13,8 +13,8 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import issue_token
 from documents.models import Document
 from jobs import admission
 from jobs.models import Job, JobStatus
@@ -119,7 +119,7 @@ def session_headers(user) -> dict[str, str]:
 
 
 def token_headers(user) -> dict[str, str]:
-    return {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=user).key}"}
+    return {"HTTP_AUTHORIZATION": f"Token {issue_token(user).key}"}
 
 
 CREDENTIALS = {"session": session_headers, "token": token_headers}

@@ -29,8 +29,8 @@ from django.contrib.auth.models import User
 from django.db.models import Sum
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import issue_token
 from documents.models import Document
 from jobs.models import Job, JobStatus, Lane
 from jobs.ops.models import WorkerProcess
@@ -216,7 +216,7 @@ def test_metrics_add_up_across_gunicorn_and_worker_processes(stack, transactiona
     assert len(web_pids) == WEB_PROCESSES, web_pids
 
     user = User.objects.create_user("metrics-user", password="unused")
-    token = Token.objects.create(user=user).key
+    token = issue_token(user).key
     pages = [1 + n % 3 for n in range(8)]  # 17 pages in all
     pdfs = [make_pdf(pages=n, words_per_page=250, seed=seed) for seed, n in enumerate(pages)]
     assert len(set(pdfs)) == len(pdfs)

@@ -1,9 +1,9 @@
 """/api/webhooks/: a user's endpoints, owner-scoped, with the secret shown once."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.tokens import issue_token
 from jobs.webhooks.models import (
     Delivery,
     DeliveryStatus,
@@ -180,7 +180,7 @@ def test_anonymous_callers_are_refused(client):
 
 def test_a_token_is_enough_to_register_an_endpoint(alice):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(alice).key}")
 
     assert register(client)["url"] == PUBLIC
 
