@@ -5,11 +5,12 @@ pgvector and a private Redis under var/, started on demand (config/embedded.py).
 Every variable is listed in the README's configuration table.
 """
 
+import contextlib
 import os
 import secrets
 import sys
-from pathlib import Path
 from datetime import timedelta
+from pathlib import Path
 
 import dj_database_url
 
@@ -37,8 +38,18 @@ def _secret_key() -> str:
     path = DATA_DIR / "secret_key"
     if not path.exists():
         DATA_DIR.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+        # Written whole to a private file (0600 from its creation), then linked into
+        # place: the link fails when another process got there first, so processes that
+        # start at once all read one key, and none reads a half-written one.
+        draft = DATA_DIR / f".secret_key.{os.getpid()}.{secrets.token_hex(8)}"
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "w") as file:
+                file.write(secrets.token_urlsafe(50))
+            with contextlib.suppress(FileExistsError):  # another process's key: keep it
+                os.link(draft, path)
+        finally:
+            draft.unlink()
     return path.read_text().strip()
 
 
@@ -47,20 +58,6 @@ DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
-INSTALLED_APPS = [
-    "django.contrib.admin",
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "django.contrib.messages",
-    "django.contrib.staticfiles",
-    "rest_framework",
-    # Login attempts counted per address and per user name, and lockouts (README).
-    "axes",
-    # API tokens kept as hashes (accounts/models.py).
-    "accounts",
-    "django_dramatiq",
-    "drf_spectacular",
 # --------------------------------------------------------------------------- HTTPS
 
 # Served over https by a proxy that terminates TLS (README "Serving"): cookies only over
@@ -81,6 +78,20 @@ SECURE_HSTS_SECONDS = env_int("INGEST_HSTS_SECONDS", 31_536_000, minimum=0) if I
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("INGEST_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("INGEST_HSTS_PRELOAD", False)
 
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    # Login attempts counted per address and per user name, and lockouts (README).
+    "axes",
+    # API tokens kept as hashes (accounts/models.py).
+    "accounts",
+    "django_dramatiq",
+    "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
     "documents",
@@ -103,6 +114,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # request.htmx: whether htmx sent the request (the page's fragments).
     "django_htmx.middleware.HtmxMiddleware",
+    # Turns a login that django-axes refused into the sign-in page with its reason, 429.
+    "axes.middleware.AxesMiddleware",
     # Last, so it sees the views' exceptions first: no database → 503, not 500.
     "config.middleware.DatabaseUnavailableMiddleware",
 ]
@@ -114,8 +127,6 @@ ASGI_APPLICATION = "config.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-    # Turns a login that django-axes refused into the sign-in page with its reason, 429.
-    "axes.middleware.AxesMiddleware",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -178,6 +189,8 @@ DRAMATIQ_BROKER = {
         # Each worker process's row in ops_workerprocess (threads, last beat) for /metrics
         # and the ops dashboard.
         "jobs.ops.heartbeat.WorkerHeartbeat",
+        # Workers give their own session (autogroup) their nice value: see jobs/priority.py.
+        "jobs.priority.YieldToWeb",
     ],
 }
 DRAMATIQ_AUTODISCOVER_MODULES = ["actors"]
@@ -216,8 +229,6 @@ def _s3_storage(bucket: str) -> dict[str, object]:
     secret_key = env_str("INGEST_S3_SECRET_ACCESS_KEY")
     if bool(access_key) != bool(secret_key):
         raise ConfigurationError(
-        # Workers give their own session (autogroup) their nice value: see jobs/priority.py.
-        "jobs.priority.YieldToWeb",
             "Set both INGEST_S3_ACCESS_KEY_ID and INGEST_S3_SECRET_ACCESS_KEY, or neither"
         )
     optional = {
@@ -286,22 +297,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# --------------------------------------------------------------------------- pages
-
-LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
-LOGOUT_REDIRECT_URL = "login"
-# The upload page's status socket. Unset: ws(s)://<the page's host>:WS_PORT/ws/status/,
-# where the Procfile's `ws` process (daphne) listens beside gunicorn. Set it to a path
-# ("/ws/status/") when a proxy or one ASGI server serves /ws/ on the page's own origin.
-INGEST_WS_URL = env_str("INGEST_WS_URL")
-WS_PORT = env_int("WS_PORT", 8001, minimum=1)
-# Seconds between the page's polls while its socket is down (it always re-reads the
-# database on reconnect).
-INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
-
-# --------------------------------------------------------------------------- accept path
-
 # --------------------------------------------------------------------------- sign-in
 
 # django-axes' backend comes first: it refuses a locked-out address or user name before
@@ -334,6 +329,22 @@ INGEST_PROXY_COUNT = env_int("INGEST_PROXY_COUNT", 0, minimum=0)
 AXES_DISABLE_ACCESS_LOG = True
 AXES_RESET_ON_SUCCESS = False
 
+# --------------------------------------------------------------------------- pages
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+# The upload page's status socket. Unset: ws(s)://<the page's host>:WS_PORT/ws/status/,
+# where the Procfile's `ws` process (daphne) listens beside gunicorn. Set it to a path
+# ("/ws/status/") when a proxy or one ASGI server serves /ws/ on the page's own origin.
+INGEST_WS_URL = env_str("INGEST_WS_URL")
+WS_PORT = env_int("WS_PORT", 8001, minimum=1)
+# Seconds between the page's polls while its socket is down (it always re-reads the
+# database on reconnect).
+INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
+
+# --------------------------------------------------------------------------- accept path
+
 INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
 INGEST_MAX_FILES_PER_REQUEST = env_int("INGEST_MAX_FILES_PER_REQUEST", 20, minimum=1)
 INGEST_MAX_BACKLOG = env_int("INGEST_MAX_BACKLOG", 5000, minimum=1)
@@ -344,6 +355,9 @@ INGEST_UPLOAD_THROTTLE_RATE = env_str("INGEST_UPLOAD_THROTTLE_RATE", "120/min")
 INGEST_MAX_DOCUMENTS_PER_USER = env_int("INGEST_MAX_DOCUMENTS_PER_USER", 0, minimum=0)
 INGEST_MAX_BYTES_PER_USER = env_int("INGEST_MAX_BYTES_PER_USER", 0, minimum=0)
 INGEST_TOKEN_CACHE_SECONDS = env_int("INGEST_TOKEN_CACHE_SECONDS", 10, minimum=0)
+# Whether /api/schema/, /api/docs/ and /api/redoc/ answer anyone, or only a signed-in user
+# (a session or an API token; the docs pages send others to the sign-in page).
+INGEST_API_DOCS_PUBLIC = env_bool("INGEST_API_DOCS_PUBLIC", True)
 INGEST_IDEMPOTENCY_TTL_SECONDS = env_int("INGEST_IDEMPOTENCY_TTL_SECONDS", 24 * 3600, minimum=1)
 # Django refuses a request with more files than this before our own, friendlier limit can.
 DATA_UPLOAD_MAX_NUMBER_FILES = max(1000, INGEST_MAX_FILES_PER_REQUEST + 1)
@@ -370,9 +384,6 @@ WORKER_BATCH_THREADS = env_int("WORKER_BATCH_THREADS", 4, minimum=1)
 # Jobs one owner may have processing in one lane (jobs/fairness.py); 0: half the lane's
 # worker threads, at least 1. Set it when more machines run workers than these count.
 INGEST_MAX_RUNNING_PER_USER = env_int("INGEST_MAX_RUNNING_PER_USER", 0, minimum=0)
-# Whether /api/schema/, /api/docs/ and /api/redoc/ answer anyone, or only a signed-in user
-# (a session or an API token; the docs pages send others to the sign-in page).
-INGEST_API_DOCS_PUBLIC = env_bool("INGEST_API_DOCS_PUBLIC", True)
 
 # --------------------------------------------------------------------------- pipeline
 

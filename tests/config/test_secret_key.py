@@ -1,0 +1,78 @@
+"""The generated SECRET_KEY: one key, private, even when several processes start at once.
+
+Each process here imports the settings (with a configured key), then calls `_secret_key`
+for an empty data directory at the same moment as the others, as a web process, a
+websocket process and the workers do on a first start.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from django.conf import settings
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    from config import settings
+    del os.environ["DJANGO_SECRET_KEY"]
+    settings.DATA_DIR = Path(sys.argv[1])
+    go = Path(sys.argv[2])
+    print("ready", flush=True)
+    while not go.exists():
+        pass
+    print(settings._secret_key(), flush=True)
+    """
+)
+
+
+def keys_of_processes_started_at_once(data_dir: Path, count: int) -> list[str]:
+    go = data_dir.with_name(data_dir.name + ".go")
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(data_dir), str(go)],
+            cwd=settings.BASE_DIR,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    try:
+        for child in children:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == "ready"
+        go.touch()
+        keys = [child.communicate(timeout=60)[0].strip() for child in children]
+    finally:
+        for child in children:
+            child.kill()
+    assert all(child.returncode == 0 for child in children)
+    return keys
+
+
+def test_processes_started_at_once_all_get_one_private_key(tmp_path):
+    data_dir = tmp_path / "data"
+
+    for attempt in range(3):  # a race lost once is enough to show; three tries for it
+        keys = keys_of_processes_started_at_once(data_dir / str(attempt), count=6)
+
+        stored = (data_dir / str(attempt) / "secret_key").read_text()
+        assert len(stored) >= 50
+        assert set(keys) == {stored}
+        mode = os.stat(data_dir / str(attempt) / "secret_key").st_mode & 0o777
+        assert mode == 0o600
+        # No draft left behind.
+        assert os.listdir(data_dir / str(attempt)) == ["secret_key"]
+
+
+def test_a_stored_key_is_kept(tmp_path, monkeypatch):
+    from config import settings as module
+
+    (tmp_path / "secret_key").write_text("kept-key\n")
+    monkeypatch.delenv("DJANGO_SECRET_KEY")
+    monkeypatch.setattr(module, "DATA_DIR", tmp_path)
+
+    assert module._secret_key() == "kept-key"
