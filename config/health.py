@@ -1,9 +1,22 @@
-"""GET /healthz: 200 when the database and Redis answer, 503 otherwise."""
+"""GET /healthz: 200 when the database and Redis answer, 503 otherwise.
+
+Probes call it every few seconds, so it opens nothing per call: the database check runs on
+the thread's Django connection (kept for DATABASE_CONN_MAX_AGE like any request's), and
+Redis is asked through one client per process whose pool holds at most two connections. A
+probe that waits for a free one, or for an answer, gives up after a second.
+"""
 
 import redis
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+TIMEOUT_SECONDS = 1
+POOL_SIZE = 2
+
+_redis: redis.Redis | None = None
 
 
 def _database_ok() -> bool:
@@ -15,15 +28,28 @@ def _database_ok() -> bool:
         return False
 
 
+def redis_client() -> redis.Redis:
+    """This process's client for the check (made on first use, when settings are read)."""
+    global _redis
+    if _redis is None:
+        pool = redis.BlockingConnectionPool.from_url(
+            settings.REDIS_URL,
+            max_connections=POOL_SIZE,
+            timeout=TIMEOUT_SECONDS,
+            socket_timeout=TIMEOUT_SECONDS,
+            socket_connect_timeout=TIMEOUT_SECONDS,
+            # One retry, at once: a pooled connection that a Redis restart cut fails
+            # once, and the retry reconnects. redis-py's default (three, with backoff)
+            # would keep a probe of a Redis that is down waiting for seconds.
+            retry=Retry(NoBackoff(), 1),
+        )
+        _redis = redis.Redis(connection_pool=pool)
+    return _redis
+
+
 def _redis_ok() -> bool:
     try:
-        client = redis.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
-        )
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
+        return bool(redis_client().ping())
     except Exception:
         return False
 
