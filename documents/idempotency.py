@@ -70,8 +70,29 @@ def _expired(record: IdempotencyKey) -> bool:
     return record.created_at < timezone.now() - ttl
 
 
-def forget_expired() -> int:
-    """Delete keys past the retention period; returns how many."""
+# The sweeper prunes on each pass (jobs/ops/tick.py): a batch per statement, so no
+# statement holds many row locks or runs long, and a bounded number of batches per pass,
+# so a backlog (say, after the sweeper was down for days) drains over a few passes
+# without delaying the pass's other steps.
+PRUNE_BATCH = 1000
+PRUNE_BATCHES_PER_PASS = 10
+
+
+def forget_expired(*, batch: int = PRUNE_BATCH, batches: int = PRUNE_BATCHES_PER_PASS) -> int:
+    """Delete keys past the retention period, at most `batch` times `batches` of them, oldest
+    first; returns how many. Rows that a request holds are skipped until the next call."""
     cutoff = timezone.now() - timedelta(seconds=settings.INGEST_IDEMPOTENCY_TTL_SECONDS)
-    deleted, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
-    return deleted
+    total = 0
+    for _ in range(batches):
+        with transaction.atomic():
+            ids = list(
+                IdempotencyKey.objects.select_for_update(skip_locked=True)
+                .filter(created_at__lt=cutoff)
+                .order_by("created_at")
+                .values_list("id", flat=True)[:batch]
+            )
+            deleted, _ = IdempotencyKey.objects.filter(id__in=ids).delete()
+        total += deleted
+        if len(ids) < batch:
+            break
+    return total

@@ -1,9 +1,11 @@
 """What the sweeper does on each pass, after its recovery of jobs: the ops dashboard's
 history gets the minute's row, the job counts are folded, a queue that waited too long
-alerts, and webhook deliveries whose message was lost are sent again."""
+alerts, webhook deliveries whose message was lost are sent again, and expired
+Idempotency-Key rows are deleted (nothing else deletes them)."""
 
 import logging
 
+from documents import idempotency
 from jobs.ops import alerts, counts, history
 from jobs.webhooks import sweep
 
@@ -12,7 +14,14 @@ log = logging.getLogger(__name__)
 
 def every_sweep() -> None:
     """Never raises: recovery must go on whatever happens to any one step."""
-    for step in (counts.fold, history.record, alerts.check_queue_age, sweep.resend_due):
+    steps = (
+        counts.fold,
+        history.record,
+        alerts.check_queue_age,
+        sweep.resend_due,
+        idempotency.forget_expired,
+    )
+    for step in steps:
         try:
             step()
         except Exception:
