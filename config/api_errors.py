@@ -57,3 +57,48 @@ def handle(exc: Exception, context: dict) -> Response | None:
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
         response.data = {"code": code, "detail": str(exc.detail)}
     return response
+
+
+# ------------------------------------------------------------------ the schema's errors
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {"code": {"type": "string"}, "detail": {"type": "string"}},
+    "required": ["code", "detail"],
+}
+# Answers any operation may give, whatever its own decorator declares: (status, when).
+_SIGNED_IN = (
+    "401",
+    "No credentials, or a token that is unknown, revoked or expired "
+    "(`not_authenticated`, `authentication_failed`).",
+)
+_UNSAFE = (
+    "403",
+    "A session without its CSRF token, or an account not allowed to do this (`permission_denied`).",
+)
+_UNSAFE_METHODS = {"post", "put", "patch", "delete"}
+
+
+def declare_errors(result: dict, generator: object, request: object, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: every operation that needs a user declares 401,
+    and every one that changes something 403, each as {"code", "detail"}, so a client (and
+    the fuzz test's status and schema checks) knows every answer the API can give."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("Error", ERROR_SCHEMA)
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            wanted = [_SIGNED_IN] if operation.get("security") else []
+            if method in _UNSAFE_METHODS:
+                wanted.append(_UNSAFE)
+            responses = operation.setdefault("responses", {})
+            for status, description in wanted:
+                responses.setdefault(
+                    status,
+                    {
+                        "description": description,
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
+                        },
+                    },
+                )
+    return result

@@ -295,6 +295,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The default enum hook, then the 401/403 every operation can answer (config/api_errors).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api_errors.declare_errors",
+    ],
 }
 
 # --------------------------------------------------------------------------- sign-in

@@ -132,7 +132,11 @@ listing = extend_schema(
             description="Only documents whose current job has this status.",
         ),
     ],
-    responses={200: DocumentOut(many=True)},
+    responses={
+        200: DocumentOut(many=True),
+        400: OpenApiResponse(RefusalOut, "A `status` that is no job status (`invalid`)."),
+        404: OpenApiResponse(RefusalOut, "A `cursor` this list did not give (`not_found`)."),
+    },
 )
 
 detail = extend_schema(
@@ -151,6 +155,10 @@ retry = extend_schema(
     request=None,
     responses={
         202: OpenApiResponse(UploadResultOut, "A new job was queued (Location: the job)."),
+        429: OpenApiResponse(
+            RefusalOut, f"Too many documents in flight for this user, or throttled. {_RETRY_AFTER}"
+        ),
+        503: OpenApiResponse(RefusalOut, f"The service's backlog is full. {_RETRY_AFTER}"),
         404: RefusalOut,
         409: OpenApiResponse(RefusalOut, "The document's current job has not failed."),
     },

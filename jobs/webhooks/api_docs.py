@@ -75,7 +75,10 @@ create = extend_schema(
 listing = extend_schema(
     summary="List your webhook endpoints, newest first",
     description="Secrets are never listed: each was shown once, when its endpoint was made.",
-    responses={200: EndpointOut(many=True)},
+    responses={
+        200: EndpointOut(many=True),
+        404: OpenApiResponse(WebhookRefusalOut, "A `cursor` this list did not give (`not_found`)."),
+    },
 )
 
 detail = extend_schema(

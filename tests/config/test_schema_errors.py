@@ -1,0 +1,85 @@
+"""The schema declares the errors the API really answers (found by the schema fuzz test,
+tests/config/test_schema_fuzz.py): each is sent here once, and its status must be one the
+operation lists."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from jobs import admission
+from jobs.models import Job, JobStatus
+from tests.factories import make_document
+
+pytestmark = pytest.mark.django_db
+
+UNSAFE = {"post", "put", "patch", "delete"}
+
+
+@pytest.fixture
+def schema(alice_client) -> dict:
+    response = alice_client.get("/api/schema/?format=json")
+    assert response.status_code == 200
+    return response.json()
+
+
+def declared(schema: dict, path: str, method: str) -> dict:
+    return schema["paths"][path][method]["responses"]
+
+
+def is_error_body(schema: dict, response_spec: dict) -> bool:
+    ref = response_spec["content"]["application/json"]["schema"]["$ref"]
+    component = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    return {"code", "detail"} <= set(component["required"])
+
+
+def test_every_operation_declares_401_and_every_change_403(schema):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert "401" in responses, f"{method} {path}"
+            assert is_error_body(schema, responses["401"])
+            if method in UNSAFE:
+                assert "403" in responses, f"{method} {path}"
+                assert is_error_body(schema, responses["403"])
+
+
+def test_no_credentials_answers_the_declared_401(schema):
+    response = APIClient().get("/api/webhooks/signing-secret/")
+
+    assert response.status_code == 401
+    assert "401" in declared(schema, "/api/webhooks/signing-secret/", "get")
+    assert response.json()["code"] == "not_authenticated"
+
+
+@pytest.mark.parametrize("path", ["/api/documents/", "/api/webhooks/"])
+def test_a_cursor_the_list_did_not_give_answers_the_declared_404(alice_client, schema, path):
+    response = alice_client.get(path, {"cursor": "not-a-cursor"})
+
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+    assert "404" in declared(schema, path, "get")
+
+
+def test_an_unknown_status_filter_answers_the_declared_400(alice_client, schema):
+    response = alice_client.get("/api/documents/", {"status": "lost"})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert "400" in declared(schema, "/api/documents/", "get")
+
+
+def test_a_retry_refused_by_a_full_backlog_answers_the_declared_503(
+    alice_client, alice, bob, schema, settings
+):
+    settings.INGEST_MAX_BACKLOG = 5
+    failed = make_document(alice).current_job
+    Job.objects.filter(id=failed.id).update(status=JobStatus.FAILED, error_code="corrupt")
+    for _ in range(10):
+        make_document(bob)
+    admission.forget_backlog()
+
+    response = alice_client.post(f"/api/documents/{failed.document_id}/retry/")
+
+    admission.forget_backlog()
+    assert response.status_code == 503
+    assert response.json()["code"] == "backlog_full"
+    assert {"429", "503"} <= set(declared(schema, "/api/documents/{id}/retry/", "post"))
