@@ -25,6 +25,7 @@ from jobs import services
 from jobs.admin_display import plural, preformatted, short_age, status_badge
 from jobs.admin_filters import ErrorCodeFilter, ReplacedFilter, id_range
 from jobs.models import DeadLetter, Job, JobAttempt, JobStatus
+from jobs.redact import scrub
 
 
 def has_job_permission(request: HttpRequest, action: str) -> bool:
@@ -298,5 +299,5 @@ class DeadLetterAdmin(JobAdmin):
 
     @admin.display(description="error detail")
     def error_summary(self, job: Job) -> str:
-        detail = job.error_detail.splitlines()[0] if job.error_detail else ""
+        detail = scrub(job.error_detail).splitlines()[0] if job.error_detail else ""
         return detail if len(detail) <= 100 else f"{detail[:99]}…"

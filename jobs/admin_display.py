@@ -6,6 +6,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from jobs.models import JobStatus
+from jobs.redact import scrub
 
 STATUS_COLOURS: dict[str, str] = {
     JobStatus.QUEUED: "#6c757d",
@@ -31,8 +32,9 @@ def status_badge(status: str) -> SafeString:
 
 
 def preformatted(text: str) -> SafeString | None:
-    """Text kept as written (tracebacks), escaped: it may quote a file or a provider."""
-    return format_html('<pre style="{}">{}</pre>', PRE_STYLE, text) if text else None
+    """Text kept as written (tracebacks), escaped: it may quote a file or a provider.
+    Scrubbed of credentials again, for rows stored before jobs.redact existed."""
+    return format_html('<pre style="{}">{}</pre>', PRE_STYLE, scrub(text)) if text else None
 
 
 def short_age(delta: timedelta) -> str:

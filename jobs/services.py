@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
-from jobs import fairness
+from jobs import fairness, redact
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.ops import events
 from jobs.queue import send_job_on_commit
@@ -236,8 +236,8 @@ def _finish_attempt(
     JobAttempt.objects.filter(job=job, outcome=AttemptOutcome.RUNNING).update(
         outcome=outcome,
         error_code=code,
-        error_message=message[:5000],
-        traceback=tb[:20000],
+        error_message=redact.scrub(message)[:5000],
+        traceback=redact.scrub(tb)[:20000],
         finished_at=timezone.now(),
     )
 
@@ -291,6 +291,7 @@ def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> Outcome:
     """End the job as failed with a stable code and a person-readable detail; the
     owner's pages hear of it after commit. FAILED, or LOST when this attempt no longer
     holds the job (nothing changed)."""
+    detail = redact.scrub(detail)  # no credentials kept, whatever the error quoted
     with transaction.atomic():
         updated = _held(job).update(
             status=JobStatus.FAILED,
@@ -330,6 +331,7 @@ def retry_or_fail(
         return fail_job(job=job, code=final, detail=summary, tb=tb)
     delay = backoff_seconds(job.attempts, retry_after)
     now = timezone.now()
+    detail = redact.scrub(detail)  # no credentials kept, whatever the error quoted
     with transaction.atomic():
         updated = _held(job).update(
             status=JobStatus.QUEUED,
