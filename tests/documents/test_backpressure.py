@@ -155,3 +155,23 @@ def test_uploads_admitted_since_the_snapshot_count_towards_the_backlog_limit(
     # process admitted fill the backlog, and the next upload is refused, not a fourth.
     assert answers == [202, 202, 503, 503]
     assert Job.objects.count() == 5
+
+
+def test_a_user_is_not_counted_while_the_whole_backlog_is_under_the_users_limit(
+    alice_client, alice, settings
+):
+    settings.INGEST_MAX_INFLIGHT_PER_USER = 5
+    queued_jobs(alice, 3)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert upload(alice_client).status_code == 202
+
+    user_counts = [
+        q
+        for q in queries.captured_queries
+        if "jobs_job" in q["sql"]
+        and "owner_id" in q["sql"]
+        and "COUNT" in q["sql"].upper()
+        and "FILTER" not in q["sql"]
+    ]
+    assert user_counts == []
