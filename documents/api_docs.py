@@ -73,6 +73,14 @@ NOT_RETRYABLE = _refusal(
     "Only a failed document can be retried; this one is processing.",
 )
 
+FILE_FAILURE = _refusal(
+    "Failed because of the file",
+    "409",
+    "not_retryable",
+    "It failed because of the file itself (encrypted); retrying the same file would fail "
+    "the same way. Upload a corrected copy as a new version instead.",
+)
+
 _RETRY_AFTER = "Seconds to wait, from the measured rate at which jobs finish (Retry-After header)."
 
 upload = extend_schema(
@@ -152,6 +160,13 @@ delete = extend_schema(
 
 retry = extend_schema(
     summary="Give a failed document a fresh attempt",
+    description=(
+        "A new queued job for a failed document; the failed one is kept. A failure caused "
+        "by the file itself is not retried (409 `not_retryable`): `not_a_pdf`, `encrypted`, "
+        "`corrupt` and `no_text` never, since the same bytes fail the same way (upload a "
+        "new version instead), and `too_many_pages` only once `INGEST_MAX_PAGES` is at least "
+        "the file's page count."
+    ),
     request=None,
     responses={
         202: OpenApiResponse(UploadResultOut, "A new job was queued (Location: the job)."),
@@ -160,9 +175,12 @@ retry = extend_schema(
         ),
         503: OpenApiResponse(RefusalOut, f"The service's backlog is full. {_RETRY_AFTER}"),
         404: RefusalOut,
-        409: OpenApiResponse(RefusalOut, "The document's current job has not failed."),
+        409: OpenApiResponse(
+            RefusalOut,
+            "The document's current job has not failed, or failed because of the file itself.",
+        ),
     },
-    examples=[NOT_RETRYABLE],
+    examples=[NOT_RETRYABLE, FILE_FAILURE],
 )
 
 versions = extend_schema(

@@ -12,8 +12,9 @@ from datetime import timedelta
 from django.db.models import QuerySet
 
 from config import humanize
+from documents import services
 from documents.models import Document
-from jobs import admission
+from jobs import admission, failures
 from jobs.models import Job, JobStatus
 
 ROW_FIELDS = ("current_job",)
@@ -45,7 +46,15 @@ class Row:
 
     @property
     def can_retry(self) -> bool:
-        return self.status == JobStatus.FAILED
+        """A failed job, unless its cause is in the file and still holds
+        (documents.services.retry_refusal)."""
+        return self.status == JobStatus.FAILED and services.retry_refusal(self.job) is None
+
+    @property
+    def reason(self) -> str:
+        """Why the job failed, in the plain sentence for its code (jobs.failures): the
+        stored detail and tracebacks are for staff."""
+        return failures.job_sentence(self.job) if self.job else ""
 
 
 def owned_documents(user_id: int) -> QuerySet[Document]:

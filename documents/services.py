@@ -2,9 +2,11 @@
 
 import hashlib
 import logging
+import re
 import uuid
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
@@ -177,7 +179,8 @@ def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
     """Give a failed document a fresh attempt: a new queued job, sent after commit.
 
     Raises Document.DoesNotExist for another owner's document and NotRetryable when the
-    current job has not failed. Locks the document row, so two retries make one job.
+    current job has not failed, or failed for a cause in the file that still holds
+    (retry_refusal). Locks the document row, so two retries make one job.
     """
     with transaction.atomic():
         document = (
@@ -189,8 +192,49 @@ def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
         if current is None or current.status != JobStatus.FAILED:
             state = current.status if current else "without a job"
             raise NotRetryable(f"Only a failed document can be retried; this one is {state}.")
+        if refusal := retry_refusal(current):
+            raise NotRetryable(refusal)
         # The retry tells the failed upload's own webhook, if it had one, how it ends.
         return _queue_new_job(document, webhook_url=current.webhook_url)
+
+
+# Failures whose cause is the file's bytes: the same bytes fail the same way, so a retry
+# would only spend a worker on them again. A new version (other bytes) is the way out.
+FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text")
+# The page count and limit in too_many_pages' detail, as both readers write it
+# (search/pipeline/reader.py, reader_pdfium.py): "The PDF has 2500 pages; the limit is 2000."
+_PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")
+
+
+def retry_refusal(job: Job | None) -> str | None:
+    """Why retrying this failed job would fail the same way, or None when it may be tried.
+
+    `not_a_pdf`, `encrypted`, `corrupt` and `no_text` are the file's own: no setting
+    changes how they end (there is no OCR to switch on, and a damaged or locked file stays
+    so). `too_many_pages` is the file against INGEST_MAX_PAGES: it may be retried once the
+    limit is at least the file's page count, read from the failure's detail. Every other
+    failure (the embedding service, workers, time) may be retried. Staff can still retry
+    any failed job from the admin's dead-letter console.
+    """
+    if job is None or job.status != JobStatus.FAILED:
+        return None
+    code = job.error_code
+    if code in FILE_FAILURES:
+        return (
+            f"It failed because of the file itself ({code}); retrying the same file would "
+            "fail the same way. Upload a corrected copy as a new version instead."
+        )
+    if code == "too_many_pages":
+        limit = settings.INGEST_MAX_PAGES
+        found = _PAGES.search(job.error_detail)
+        if found is None:  # no count on record: nothing says the file would fit now
+            return f"It has more pages than the limit of {limit}; retrying would fail again."
+        if int(found["pages"]) > limit:
+            return (
+                f"It has {found['pages']} pages and the limit is {limit}; retrying would "
+                "fail the same way."
+            )
+    return None
 
 
 def _queue_new_job(document: Document, *, webhook_url: str = "") -> Job:

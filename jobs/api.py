@@ -16,7 +16,13 @@ class JobDetailView(APIView):
     """GET /api/jobs/{id}/: a job's state. Another user's job answers 404."""
 
     @extend_schema(
-        summary="A job's state and progress", responses={200: JobDetailOut, 404: JobErrorOut}
+        summary="A job's state and progress",
+        description=(
+            "`error` and each attempt's `error_message` are the error code's plain sentence, "
+            "the same for every job with that code; what the worker recorded (the exception, "
+            "its traceback, the worker's name) is for staff, in the admin."
+        ),
+        responses={200: JobDetailOut, 404: JobErrorOut},
     )
     def get(self, request: Request, job_id: uuid.UUID) -> Response:
         jobs = Job.objects.prefetch_related("attempt_log")

@@ -1,5 +1,11 @@
+"""What the jobs API shows a job's owner. Errors are a code and a plain sentence
+(jobs.failures); the detail, tracebacks and worker names a job keeps are for staff, in the
+admin."""
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from jobs import failures
 from jobs.models import Job, JobAttempt
 
 
@@ -9,13 +15,16 @@ class ProgressOut(serializers.Serializer):
 
 
 class JobErrorOut(serializers.Serializer):
-    code = serializers.CharField()
-    detail = serializers.CharField()
+    code = serializers.CharField(help_text="Stable: act on this.")
+    detail = serializers.CharField(help_text="One plain sentence per code, for people.")
 
 
 class JobOut(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
-    error = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField(
+        help_text="null, or the last error: its code and a plain sentence (the same for "
+        "every job with that code)."
+    )
 
     class Meta:
         model = Job
@@ -40,28 +49,33 @@ class JobOut(serializers.ModelSerializer):
     def get_progress(self, job: Job) -> dict[str, int]:
         return ProgressOut({"done": job.progress_done, "total": job.progress_total}).data
 
+    @extend_schema_field(JobErrorOut(allow_null=True))
     def get_error(self, job: Job) -> dict[str, str] | None:
-        if not job.error_code:
-            return None
-        return {"code": job.error_code, "detail": job.error_detail}
+        return failures.public_error(job)
 
 
 class AttemptOut(serializers.ModelSerializer):
+    """One attempt as its owner sees it: no worker name, no traceback, no raw message."""
+
     duration_seconds = serializers.FloatField(allow_null=True)
+    error_message = serializers.SerializerMethodField(
+        help_text="The plain sentence for error_code; empty when the attempt had no error."
+    )
 
     class Meta:
         model = JobAttempt
         fields = [
             "number",
-            "worker",
             "started_at",
             "finished_at",
             "duration_seconds",
             "outcome",
             "error_code",
             "error_message",
-            "traceback",
         ]
+
+    def get_error_message(self, attempt: JobAttempt) -> str:
+        return failures.sentence(attempt.error_code)
 
 
 class JobDetailOut(JobOut):

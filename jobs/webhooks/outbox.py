@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from documents.models import Document
+from jobs import failures
 from jobs.models import Job, JobStatus
 from jobs.webhooks import dispatch
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
@@ -39,7 +40,8 @@ def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -
             "status": status,
             "pages": found["page_count"],
             "chunks": 0 if failed else chunks,
-            "error": {"code": job.error_code, "detail": job.error_detail} if failed else None,
+            # The code and its plain sentence, as the API shows them (jobs.failures).
+            "error": failures.public_error(job) if failed else None,
             "status_url": status_url(job),
         },
     }

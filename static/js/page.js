@@ -284,6 +284,8 @@
     });
     document.body.addEventListener("htmx:responseError", function (event) {
       var status = event.detail.xhr.status;
+      // A refusal that says why itself (a retry refused with 429 or 503): its notice is shown.
+      if (event.detail.xhr.getResponseHeader("HX-Trigger")) return;
       if (status === 404) notice("That document is gone: it was deleted, perhaps in another tab.");
       else if (status === 403) notice("Your session has ended. Reload the page and sign in again.");
       else notice("Something went wrong (" + status + "). Try again in a moment.");

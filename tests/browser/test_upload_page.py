@@ -128,9 +128,11 @@ def test_uploads_go_from_queued_to_succeeded_or_failed_without_a_reload(
         )
     broken = row(page, "truncated.pdf")
     expect(broken).to_have_attribute("data-status", "failed", timeout=STATE_TIMEOUT_MS)
-    # Said for a person, with the way out offered.
+    # Said for a person, with the way out: the file itself is the cause, so no Retry (it
+    # would fail the same way) but a new version.
     expect(broken.locator(".reason")).to_contain_text("The PDF is damaged")
-    expect(broken.get_by_role("button", name="Retry truncated.pdf")).to_be_visible()
+    expect(broken.locator(".reason")).to_contain_text("as a new version")
+    expect(broken.get_by_role("button", name="Retry truncated.pdf")).to_have_count(0)
     expect(row(page, "q3-report.pdf").locator("td.state .meta")).to_contain_text("ready in")
     artifacts.screenshot(page, "succeeded-failed")
 
@@ -163,7 +165,8 @@ def test_a_failed_document_is_retried_once_its_cause_is_fixed(
     expect(minutes).to_have_attribute("data-status", "failed", timeout=STATE_TIMEOUT_MS)
     reason = minutes.locator(".reason")
     expect(reason).to_contain_text("Gave up after 2 attempts")
-    expect(reason).to_contain_text("The embedding provider failed (HTTP 500)")
+    # The code's plain sentence (jobs.failures); the provider's answer is for staff.
+    expect(reason).to_contain_text("A temporary problem (the embedding service")
     artifacts.screenshot(page, "failed-embedding-unavailable")
 
     embeddings.broken = None  # fixed

@@ -133,7 +133,7 @@ def test_a_worker_still_processing_a_deleted_document_brings_nothing_back(
 @pytest.mark.django_db
 def test_retry_gives_a_failed_document_a_fresh_attempt(alice_client, alice, broker):
     document = make_document(alice)
-    set_status(document, JobStatus.FAILED, error_code="corrupt", attempts=1)
+    set_status(document, JobStatus.FAILED, error_code="retries_exhausted", attempts=1)
 
     response = alice_client.post(f"/api/documents/{document.id}/retry/")
 

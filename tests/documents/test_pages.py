@@ -20,9 +20,12 @@ def signed_in(user, **kwargs) -> Client:
     return client
 
 
-def fail(document, detail: str = "The file has no text layer.") -> Job:
+def fail(
+    document, detail: str = "EmbeddingError: HTTP 502", code: str = "retries_exhausted"
+) -> Job:
+    """The document's job failed; by default for a cause that a retry may fix."""
     Job.objects.filter(id=document.current_job_id).update(
-        status=JobStatus.FAILED, error_code="no_text", error_detail=detail, attempts=1
+        status=JobStatus.FAILED, error_code=code, error_detail=detail, attempts=1
     )
     return Job.objects.get(id=document.current_job_id)
 
@@ -73,7 +76,7 @@ def test_the_page_lists_only_the_users_own_documents(alice, bob):
 def test_a_row_shows_what_a_person_needs_for_each_state(alice):
     queued = make_document(alice, filename="waiting.pdf")
     failed = make_document(alice, filename="broken.pdf")
-    fail(failed, "This PDF is a scan without a text layer.")
+    fail(failed, "ConnectionError: http://provider.internal:8080/v1 refused")
     done = make_document(alice, filename="done.pdf", page_count=4)
     Job.objects.filter(id=done.current_job_id).update(
         status=JobStatus.SUCCEEDED, attempts=1, finished_at=timezone.now()
@@ -89,7 +92,9 @@ def test_a_row_shows_what_a_person_needs_for_each_state(alice):
         return re.search(rf'<tr id="doc-{document.id}".*?</tr>', html, re.S).group(0)
 
     assert "next in line" in row(queued)
-    assert "This PDF is a scan without a text layer." in row(failed)
+    # The code's plain sentence (jobs.failures), not the stored detail.
+    assert "Gave up after 1 attempt. A temporary problem" in row(failed)
+    assert "provider.internal" not in row(failed)
     assert "Retry" in row(failed)
     assert "Retry" not in row(queued)
     assert "4 pages" in row(done)
@@ -227,8 +232,8 @@ def test_the_detail_shows_versions_attempts_chunks_and_text(alice):
         started_at=timezone.now(),
         finished_at=timezone.now(),
         outcome="retry",
-        error_code="embedding_unavailable",
-        error_message="The embedding service answered 429.",
+        error_code="rate_limited",
+        error_message="RateLimitError: 429 from https://api.example.com/v1/embeddings",
     )
     Chunk.objects.bulk_create(
         Chunk(
@@ -245,7 +250,8 @@ def test_the_detail_shows_versions_attempts_chunks_and_text(alice):
 
     html = signed_in(alice).get(f"/documents/{document.id}/").content.decode()
 
-    assert "The embedding service answered 429." in html
+    assert "rate_limited: The embedding service asked us to slow down." in html
+    assert "api.example.com" not in html
     assert "Paragraph number 0 of the report." in html
     assert "<dt>Chunks</dt><dd>3" in html
 

@@ -3,7 +3,7 @@
 import pytest
 from django.db import transaction
 
-from jobs import services
+from jobs import failures, services
 from jobs.models import JobStatus
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
 from tests.factories import make_document
@@ -55,9 +55,10 @@ def test_a_failure_carries_its_code_and_detail_to_the_uploads_own_url(alice):
 
     [event] = Event.objects.all()
     assert event.type == "document.failed"
+    # The code and its plain sentence, as the API shows them (jobs.failures).
     assert event.payload["data"]["error"] == {
         "code": "encrypted",
-        "detail": "The PDF is password-protected.",
+        "detail": failures.sentence("encrypted"),
     }
     assert Delivery.objects.get().url == RECEIVER
 
