@@ -57,6 +57,7 @@ def test_processes_started_at_once_all_get_one_private_key(tmp_path):
     data_dir = tmp_path / "data"
 
     for attempt in range(3):  # a race lost once is enough to show; three tries for it
+        (data_dir / str(attempt)).mkdir(parents=True)
         keys = keys_of_processes_started_at_once(data_dir / str(attempt), count=6)
 
         stored = (data_dir / str(attempt) / "secret_key").read_text()
