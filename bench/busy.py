@@ -82,17 +82,16 @@ def _unique(source: CorpusFile, padding_to: int = 0) -> Upload:
     return Upload(source.name, payloads.kind_by_size(len(body)), source.pages, body)
 
 
-def _count(database_url: str, sql: str) -> int:
-    with psycopg.connect(database_url, autocommit=True, connect_timeout=10) as conn:
-        row = conn.execute(sql).fetchone()
+def _count(db: psycopg.Connection, sql: str) -> int:
+    row = db.execute(sql).fetchone()
     return int(row[0]) if row else 0
 
 
-def _wait_for(database_url: str, sql: str, done: int, timeout: float) -> float:
+def _wait_for(db: psycopg.Connection, sql: str, done: int, timeout: float) -> float:
     """Seconds until `sql` counts `done`; raises after `timeout`."""
     began = time.monotonic()
     while time.monotonic() - began < timeout:
-        if _count(database_url, sql) == done:
+        if _count(db, sql) == done:
             return time.monotonic() - began
         time.sleep(0.25)
     raise RuntimeError(f"not done after {timeout:.0f} s: {sql}")
@@ -102,7 +101,9 @@ UNFINISHED = "SELECT count(*) FROM jobs_job WHERE status IN ('queued', 'processi
 PROCESSING = "SELECT count(*) FROM jobs_job WHERE status = 'processing'"
 
 
-def idle_round(stack: LoadStack, url: str, tokens: list[str], uploads: list[Upload]) -> Round:
+def idle_round(
+    stack: LoadStack, db: psycopg.Connection, tokens: list[str], uploads: list[Upload]
+) -> Round:
     for worker in stack.workers:
         stack.held.add(worker.name)
         worker.stop()
@@ -111,12 +112,16 @@ def idle_round(stack: LoadStack, url: str, tokens: list[str], uploads: list[Uplo
     for worker in stack.workers:
         worker.start()
         stack.held.discard(worker.name)
-    drain = _wait_for(url, UNFINISHED, 0, 900) + (time.monotonic() - began)
+    drain = _wait_for(db, UNFINISHED, 0, 900) + (time.monotonic() - began)
     return Round("idle", answers, drain, 0)
 
 
 def busy_round(
-    stack: LoadStack, url: str, tokens: list[str], uploads: list[Upload], preload: list[Upload]
+    stack: LoadStack,
+    db: psycopg.Connection,
+    tokens: list[str],
+    uploads: list[Upload],
+    preload: list[Upload],
 ) -> Round:
     owners = tokens[-PRELOAD_ACCOUNTS:]
     for number, item in enumerate(preload):
@@ -125,12 +130,12 @@ def busy_round(
             raise RuntimeError(f"a preload upload was refused: {answer.status} {answer.code}")
     # Every worker thread extracting (the fair share lets four accounts fill both lanes).
     deadline = time.monotonic() + 30
-    while _count(url, PROCESSING) < stack.capacity and time.monotonic() < deadline:
+    while _count(db, PROCESSING) < stack.capacity and time.monotonic() < deadline:
         time.sleep(0.1)
-    busy = _count(url, PROCESSING)
+    busy = _count(db, PROCESSING)
     began = time.monotonic()
     answers = client.burst(stack.web_port, tokens[: len(uploads)], uploads)
-    drain = _wait_for(url, UNFINISHED, 0, 1800) + (time.monotonic() - began)
+    drain = _wait_for(db, UNFINISHED, 0, 1800) + (time.monotonic() - began)
     return Round("busy", answers, drain, busy)
 
 
@@ -160,23 +165,26 @@ def run_pair(args: argparse.Namespace, nice: int | None) -> tuple[Round, Round, 
         service_env = env.start_services()
         tokens = prepare_database(service_env, args.burst + PRELOAD_ACCOUNTS)
         stack = env.start_stack(service_env, sweep_every=5)
-        url = service_env["DATABASE_URL"]
-        meta = {"machine": describe_machine(service_env), "capacity": stack.capacity}
-        files = payloads.corpus_files()
-        client.warm_up(stack.web_port, tokens[:16])
-        label = "the Procfile's priorities" if nice is None else f"every process at nice {nice}"
-        say(f"{label}: idle round, a burst of {args.burst}")
-        idle = idle_round(stack, url, tokens[: args.burst], short_uploads(files, args.burst))
-        say(f"  p99 {idle.ack(99):.2f} s; busy round, {args.preload} documents first")
-        busy = busy_round(
-            stack,
-            url,
-            tokens,
-            short_uploads(files, args.burst),
-            preload_uploads(files, args.preload),
-        )
-        say(f"  p99 {busy.ack(99):.2f} s, drain {busy.drain:.1f} s")
-        return idle, busy, meta
+        # One connection polls the job counts for the whole pair (Postgres stays up).
+        with psycopg.connect(
+            service_env["DATABASE_URL"], autocommit=True, connect_timeout=10
+        ) as db:
+            meta = {"machine": describe_machine(service_env), "capacity": stack.capacity}
+            files = payloads.corpus_files()
+            client.warm_up(stack.web_port, tokens[:16])
+            label = "the Procfile's priorities" if nice is None else f"every process at nice {nice}"
+            say(f"{label}: idle round, a burst of {args.burst}")
+            idle = idle_round(stack, db, tokens[: args.burst], short_uploads(files, args.burst))
+            say(f"  p99 {idle.ack(99):.2f} s; busy round, {args.preload} documents first")
+            busy = busy_round(
+                stack,
+                db,
+                tokens,
+                short_uploads(files, args.burst),
+                preload_uploads(files, args.preload),
+            )
+            say(f"  p99 {busy.ack(99):.2f} s, drain {busy.drain:.1f} s")
+            return idle, busy, meta
     finally:
         env.stop()
 

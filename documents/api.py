@@ -36,11 +36,7 @@ UPLOADS = ("create", "versions")  # actions that take files: guarded before pars
 ADMITTED = (*UPLOADS, "retry")
 
 
-def _over_quota(over: quotas.OverQuota) -> Refused:
-    return Refused(status_code=over.http_status, code=over.code, detail=over.detail)
-
-
-def _refuse(refusal: admission.Refusal) -> Refused:
+def _refuse(refusal: admission.Refusal | quotas.OverQuota) -> Refused:
     return Refused(
         status_code=refusal.http_status,
         code=refusal.code,
@@ -100,7 +96,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             if refusal := admission.check_user(user_id=user_id):
                 raise _refuse(refusal)
             if self.action == "create" and (over := quotas.check(user_id=user_id)):
-                raise _over_quota(over)
+                raise _refuse(over)
             enforce_deferred_csrf(request)
 
     # ------------------------------------------------------------------ reads
@@ -184,7 +180,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 new_bytes=sum(accepted_sizes),
             )
         ):
-            raise _over_quota(over)
+            raise _refuse(over)
         results, refusals = [], set()
         for upload in files:
             if isinstance(upload, RejectedFile):

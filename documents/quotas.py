@@ -22,6 +22,7 @@ class OverQuota:
     http_status: int
     code: str
     detail: str
+    retry_after: None = None  # no wait helps: room is made by deleting documents
 
 
 @dataclass(frozen=True)
