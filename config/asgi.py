@@ -8,16 +8,17 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import path  # noqa: E402
 
+from config.ws_origin import SameOriginOnly  # noqa: E402
 from documents.consumers import StatusConsumer  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # Only pages served from ALLOWED_HOSTS may open it; the session cookie says who.
-        "websocket": AllowedHostsOriginValidator(
+        # Only this site's own pages may open it (scheme, host and port: see
+        # config/ws_origin.py); the session cookie says who.
+        "websocket": SameOriginOnly(
             # Channels' documented routing. django-stubs' path() takes only a view that
             # returns an HttpResponse, and types-channels wants its own pattern type.
             AuthMiddlewareStack(

@@ -344,6 +344,16 @@ LOGOUT_REDIRECT_URL = "login"
 # ("/ws/status/") when a proxy or one ASGI server serves /ws/ on the page's own origin.
 INGEST_WS_URL = env_str("INGEST_WS_URL")
 WS_PORT = env_int("WS_PORT", 8001, minimum=1)
+# The web process's port (gunicorn binds PORT): with INGEST_WS_URL unset, the socket on
+# WS_PORT accepts the page's origin on this port of the same host (config/ws_origin.py).
+WEB_PORT = env_int("PORT", 8000, minimum=0)
+# An open socket re-checks this often that its session still signs its user in (not
+# logged out, password unchanged, user active) and closes otherwise.
+INGEST_WS_SESSION_CHECK_SECONDS = env_float("INGEST_WS_SESSION_CHECK_SECONDS", 30.0, minimum=0.1)
+# Open status sockets per user, counted across every `ws` process (in Redis).
+INGEST_WS_MAX_PER_USER = env_int("INGEST_WS_MAX_PER_USER", 20, minimum=1)
+# The page sends nothing; a client message longer than this closes the socket.
+INGEST_WS_MAX_MESSAGE_BYTES = env_int("INGEST_WS_MAX_MESSAGE_BYTES", 4096, minimum=1)
 # Seconds between the page's polls while its socket is down (it always re-reads the
 # database on reconnect).
 INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)

@@ -16,16 +16,21 @@ from tests.factories import make_document
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+# A page on http://localhost whose socket is on the same origin (INGEST_WS_URL's way).
 SAME_ORIGIN = (b"origin", b"http://localhost")
+HOST = (b"host", b"localhost")
 
 
-def session_headers(user, origin: tuple[bytes, bytes] = SAME_ORIGIN) -> list:
-    """The headers a page of `user` sends: its session cookie and its origin."""
-    client = Client()
-    client.force_login(user)
+def session_headers(
+    user, origin: tuple[bytes, bytes] = SAME_ORIGIN, client=None, host: tuple = HOST
+) -> list:
+    """The headers a page of `user` sends: its session cookie, host and origin."""
+    if client is None:
+        client = Client()
+        client.force_login(user)
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
     cookie = f"{settings.SESSION_COOKIE_NAME}={session}".encode()
-    return [(b"cookie", cookie), origin]
+    return [(b"cookie", cookie), host, origin]
 
 
 def socket(headers: list) -> WebsocketCommunicator:
@@ -43,7 +48,7 @@ def connect_result(headers: list) -> tuple[bool, int | str | None]:
 
 
 def test_an_anonymous_socket_is_refused():
-    assert connect_result([SAME_ORIGIN]) == (False, 4401)
+    assert connect_result([HOST, SAME_ORIGIN]) == (False, 4401)
 
 
 def test_a_socket_from_another_origin_is_refused(alice):
