@@ -1,0 +1,91 @@
+"""The chosen chunks as Hits: their document, text and an HTML-safe highlight.
+
+The highlight is `ts_headline` over the chunk's text *after* escaping it for HTML (in
+SQL, so the headline's fragments are cut from the escaped text): the only markup in it is
+the <mark> around matches. `&amp;`-style entities are single tokens to the parser, so a
+match never lands inside one. Escaping after the headline would escape the marks too, and
+a headline of the raw text drops anything that looks like a tag. A chunk with no lexical
+match (found by its vector) is shown by its escaped beginning.
+"""
+
+import html
+import uuid
+from collections.abc import Sequence
+
+from django.db import connection
+
+from search.answer import Hit
+from search.models import Chunk
+from search.scope import document_table
+from search.text import websearch_text
+from search.text_search import TSQUERY
+
+# One fragment of up to 35 words around the best match (fragment mode, MaxFragments > 0,
+# drops the words before a match even when the chunk starts there).
+HEADLINE_OPTIONS = "StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15"
+LEADING_CHARS = 240  # a highlight without a match: this much of the chunk's beginning
+
+_ESCAPED = (
+    "replace(replace(replace(replace(replace(c.text, '&', '&amp;'), '<', '&lt;'), "
+    "'>', '&gt;'), '\"', '&quot;'), '''', '&#x27;')"
+)
+
+
+def leading(text: str) -> str:
+    """The escaped beginning of `text`, cut at a space, with … when there is more."""
+    if len(text) <= LEADING_CHARS:
+        return html.escape(text)
+    cut = text[:LEADING_CHARS]
+    if " " in cut[LEADING_CHARS // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return html.escape(cut) + " …"
+
+
+def _tidy(headline: str) -> str:
+    """Without search_words' separators; a CJK phrase's characters, each marked, in one
+    <mark> (nothing separates them once the separators are gone)."""
+    return headline.replace("\x1f", "").replace("</mark><mark>", "")
+
+
+def load(best: Sequence[tuple[uuid.UUID, float]], q: str) -> list[Hit]:
+    """Hits for (chunk id, score) pairs, in their order. A chunk deleted meanwhile (its
+    version was replaced) is left out."""
+    if not best:
+        return []
+    sql = (
+        "SELECT c.id, c.document_id, d.filename, c.version, c.page, c.index, c.text, "
+        "CASE WHEN c.search_vector @@ t.query THEN ts_headline('english'::regconfig, "
+        f"search_words({_ESCAPED}), t.query, %(options)s) END "
+        f"FROM {Chunk._meta.db_table} c JOIN {document_table()} d "
+        f"ON d.id = c.document_id CROSS JOIN (SELECT {TSQUERY} AS query) t "
+        "WHERE c.id = ANY(%(ids)s)"
+    )
+    params = {
+        "ids": [chunk_id for chunk_id, _ in best],
+        "words": websearch_text(q),
+        "options": HEADLINE_OPTIONS,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = {row[0]: row for row in cursor.fetchall()}
+    hits = []
+    for chunk_id, score in best:
+        row = rows.get(chunk_id)
+        if row is None:
+            continue
+        _, document_id, filename, version, page, index, text, headline = row
+        highlight = _tidy(headline) if headline else leading(text)
+        hits.append(
+            Hit(
+                chunk_id=chunk_id,
+                document_id=document_id,
+                filename=filename,
+                version=version,
+                page=page,
+                index=index,
+                score=score,
+                text=text,
+                highlight=highlight,
+            )
+        )
+    return hits

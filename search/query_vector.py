@@ -1,0 +1,119 @@
+"""The query's embedding: from Redis when this text was embedded lately, else the provider.
+
+Cached by provider, model, dimensions and the text's sha256, for
+INGEST_SEARCH_CACHE_SECONDS, as float32 bytes. A search waits at most
+INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS for the rate limit the workers share (a worker may
+wait a minute; a person typing may not) and INGEST_SEARCH_EMBED_TIMEOUT_SECONDS for the
+provider. The `hashing` provider is local and takes microseconds: it is neither cached nor
+paced.
+
+Any failure raises QueryEmbeddingFailed; the caller answers from text alone.
+"""
+
+import functools
+import hashlib
+import logging
+import struct
+import time
+
+import openai
+import redis
+from django.conf import settings
+
+from search.embedding import hashing_embed, openai_provider, stats
+from search.embedding.ratelimit import RateLimiter, estimate_tokens
+from search.pipeline.errors import PipelineError
+
+log = logging.getLogger(__name__)
+
+
+class QueryEmbeddingFailed(Exception):
+    """The query could not be embedded now (provider, rate limit, Redis, configuration)."""
+
+
+def _setting(name: str, default: float) -> float:
+    return float(getattr(settings, name, default))
+
+
+@functools.lru_cache(maxsize=4)
+def _redis(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+
+
+@functools.lru_cache(maxsize=4)
+def _limiter(url: str, name: str, rpm: int, tpm: int, max_wait: float) -> RateLimiter:
+    # The same name as the workers' limiter: the same Redis keys, so one shared budget.
+    return RateLimiter(_redis(url), name=name, rpm=rpm, tpm=tpm, max_wait=max_wait)
+
+
+def cache_key(text: str) -> str:
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return (
+        f"ingest:search:qvec:{settings.INGEST_EMBED_PROVIDER}:{settings.INGEST_EMBED_MODEL}:"
+        f"{settings.INGEST_EMBED_DIMENSIONS}:{digest}"
+    )
+
+
+def query_vector(text: str) -> tuple[list[float], float]:
+    """(the vector, milliseconds spent asking the provider: 0 from the cache)."""
+    if settings.INGEST_EMBED_PROVIDER != "openai":
+        started = time.perf_counter()
+        [vector] = hashing_embed([text], settings.INGEST_EMBED_DIMENSIONS)
+        return vector, (time.perf_counter() - started) * 1000
+    key = cache_key(text)
+    try:
+        cached = _redis(settings.REDIS_URL).get(key)
+    except redis.RedisError as exc:
+        raise QueryEmbeddingFailed(f"Redis: {exc}") from exc
+    dimensions = settings.INGEST_EMBED_DIMENSIONS
+    if isinstance(cached, bytes) and len(cached) == 4 * dimensions:
+        return list(struct.unpack(f"<{dimensions}f", cached)), 0.0
+    started = time.perf_counter()
+    vector = _ask_provider(text)
+    embed_ms = (time.perf_counter() - started) * 1000
+    try:
+        _redis(settings.REDIS_URL).set(
+            key,
+            struct.pack(f"<{dimensions}f", *vector),
+            ex=int(_setting("INGEST_SEARCH_CACHE_SECONDS", 86400)),
+        )
+    except redis.RedisError:
+        log.warning("could not cache a query embedding", exc_info=True)
+    return vector, embed_ms
+
+
+def _ask_provider(text: str) -> list[float]:
+    """openai_provider.embed's call, with a search's shorter waits (same errors, same pacing)."""
+    limiter = _limiter(
+        settings.REDIS_URL,
+        settings.INGEST_EMBED_MODEL,
+        settings.INGEST_EMBED_RPM,
+        settings.INGEST_EMBED_TPM,
+        _setting("INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS", 1.0),
+    )
+    timeout = min(
+        _setting("INGEST_SEARCH_EMBED_TIMEOUT_SECONDS", 5.0),
+        float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
+    )
+    try:
+        limiter.acquire(estimate_tokens([text]))
+        client = openai_provider._client(
+            settings.OPENAI_BASE_URL,
+            settings.OPENAI_API_KEY,
+            float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
+        ).with_options(timeout=timeout)
+        try:
+            response = client.embeddings.create(**openai_provider._request([text]))
+        except openai.APIError as exc:
+            limited = isinstance(exc, openai.RateLimitError)
+            stats.note_request("rate_limited" if limited else "error")
+            raise openai_provider._translate(exc) from exc
+        stats.note_request("ok")
+        [vector] = openai_provider._vectors(
+            response, count=1, dimensions=settings.INGEST_EMBED_DIMENSIONS
+        )
+    except PipelineError as exc:
+        raise QueryEmbeddingFailed(f"{exc.code}: {exc.detail}") from exc
+    except Exception as exc:  # configuration, a broken answer: text search still answers
+        raise QueryEmbeddingFailed(f"{type(exc).__name__}: {exc}") from exc
+    return vector

@@ -1,0 +1,39 @@
+"""Which chunks a search may return: the owner's, of each document's ready version only."""
+
+import uuid
+from dataclasses import dataclass
+
+from django.apps import apps
+
+from search.models import Chunk
+
+
+def document_table() -> str:
+    """documents.Document's table, found through the app registry: search imports no
+    documents code (pyproject.toml's import contracts), it only reads the rows."""
+    return apps.get_model("documents", "Document")._meta.db_table
+
+
+@dataclass(frozen=True)
+class Scope:
+    owner_id: int
+    document_id: uuid.UUID | None = None
+
+    def sql(self) -> tuple[str, str, dict[str, object]]:
+        """(FROM …, a WHERE condition, its parameters) over `c` (the chunk) and `d` (its
+        document).
+
+        The join on `c.version = d.ready_version` is what keeps out a version still being
+        written, and one that a newer ready version replaced but whose chunks are not yet
+        deleted; a document with no ready version joins nothing.
+        """
+        tables = (
+            f"{Chunk._meta.db_table} c JOIN {document_table()} d "
+            "ON d.id = c.document_id AND c.version = d.ready_version"
+        )
+        condition = "d.owner_id = %(owner_id)s"
+        params: dict[str, object] = {"owner_id": self.owner_id}
+        if self.document_id is not None:
+            condition += " AND d.id = %(document_id)s"
+            params["document_id"] = self.document_id
+        return tables, condition, params

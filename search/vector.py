@@ -1,0 +1,82 @@
+"""The vector list: cosine distance to the query's embedding, within the caller's scope.
+
+Filtered HNSW loses recall when the scope is a small part of the table: the index walk
+finds the nearest vectors of *everyone*, `ef_search` of them, and the owner filter then
+keeps the few that are the owner's, often fewer than asked for. Two remedies, by size:
+
+- A scope of at most INGEST_SEARCH_EXACT_BELOW ready chunks (the owner's, or one
+  document's) is scanned exactly: the join reaches its chunks through the
+  (document, version, index) index and the distances of a few thousand vectors take a
+  few milliseconds, with recall 1 by construction. The ORDER BY adds 0 to the distance so
+  the planner cannot use the HNSW index for it.
+- A larger scope uses the HNSW index with pgvector 0.8's iterative scan
+  (`hnsw.iterative_scan = relaxed_order`): when the filter leaves too few rows the scan
+  goes on past `ef_search` (INGEST_SEARCH_EF_SEARCH) up to `hnsw.max_scan_tuples`
+  (INGEST_SEARCH_MAX_SCAN_TUPLES). A large scope is a large share of the candidates, so
+  few are filtered away. Relaxed order may return rows slightly out of order; they are
+  sorted again by distance outside the index scan.
+"""
+
+import uuid
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from search.scope import Scope
+
+
+def _setting(name: str, default: int) -> int:
+    return int(getattr(settings, name, default))
+
+
+def literal(embedding: Sequence[float]) -> str:
+    """pgvector's text form of a vector, for a %s cast to ::vector."""
+    return "[" + ",".join(repr(float(value)) for value in embedding) + "]"
+
+
+def scope_size(scope: Scope, at_most: int) -> int:
+    """The scope's ready chunks, counted up to `at_most` + 1 (enough to compare)."""
+    tables, condition, params = scope.sql()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {tables} WHERE {condition} LIMIT %(cap)s) s",
+            {**params, "cap": at_most + 1},
+        )
+        return int(cursor.fetchone()[0])
+
+
+def nearest(
+    scope: Scope, embedding: Sequence[float], limit: int, *, exact: bool | None = None
+) -> list[tuple[uuid.UUID, float]]:
+    """The `limit` (chunk id, cosine distance) in scope nearest to `embedding`, nearest
+    first. `exact` forces one path (for measurements); None chooses by the scope's size."""
+    if exact is None:
+        threshold = _setting("INGEST_SEARCH_EXACT_BELOW", 10_000)
+        exact = scope_size(scope, threshold) <= threshold
+    tables, condition, params = scope.sql()
+    params = {**params, "v": literal(embedding), "limit": limit}
+    if exact:
+        sql = (
+            f"SELECT c.id, c.embedding <=> %(v)s::vector AS distance FROM {tables} "
+            f"WHERE {condition} ORDER BY (c.embedding <=> %(v)s::vector) + 0, c.id "
+            "LIMIT %(limit)s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return [(row[0], float(row[1])) for row in cursor.fetchall()]
+    sql = (
+        "WITH nearest AS MATERIALIZED ("
+        f"SELECT c.id, c.embedding <=> %(v)s::vector AS distance FROM {tables} "
+        f"WHERE {condition} ORDER BY c.embedding <=> %(v)s::vector LIMIT %(limit)s"
+        ") SELECT id, distance FROM nearest ORDER BY distance, id"
+    )
+    ef_search = max(limit, _setting("INGEST_SEARCH_EF_SEARCH", 100))
+    max_tuples = _setting("INGEST_SEARCH_MAX_SCAN_TUPLES", 20_000)
+    with transaction.atomic(), connection.cursor() as cursor:
+        # SET LOCAL: the settings end with this transaction, never leak to the connection.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+        cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {int(max_tuples)}")
+        cursor.execute(sql, params)
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
