@@ -56,6 +56,15 @@ class Job(models.Model):
         db_default="",
         help_text="The upload's own webhook (webhook_url), if any.",
     )
+    embed_model = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The embedding that made this job's vectors, <provider>:<model>:<dimensions>, "
+        "recorded when they became searchable; empty before that, and for jobs that ended "
+        "before it was recorded (manage.py reembed counts those as out of date).",
+    )
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     progress_done = models.PositiveIntegerField(default=0)

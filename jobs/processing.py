@@ -24,6 +24,7 @@ from jobs import services
 from jobs.lease import LeaseKeeper
 from jobs.models import Job
 from jobs.reconnect import UNREACHABLE, when_database_answers
+from search.embedding.signature import current_signature
 from search.pipeline.classify import classify_text
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
@@ -168,5 +169,8 @@ def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper) -> None:
         if outcome == services.Outcome.SUPERSEDED:
             delete_chunks_of_version(document_id=job.document_id, version=job.version)
             return
+        # Which embedding made these vectors (manage.py reembed reads it), in the same
+        # transaction as the success: a version is never ready without its record.
+        Job.objects.filter(id=job.id).update(embed_model=current_signature())
         documents.make_ready(document_id=job.document_id, version=job.version)
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)

@@ -1,0 +1,17 @@
+"""Which embedding made a set of vectors, as one string: "<provider>:<model>:<dimensions>".
+
+A worker records it on a job when the job's chunks become searchable (jobs/processing.py),
+and `manage.py reembed` compares it with the configured one to find what is out of date.
+The `hashing` provider has no model (INGEST_EMBED_MODEL does not change its vectors), so its
+model part is empty: "hashing::384". OPENAI_BASE_URL is left out on purpose: the same model
+behind another address (a proxy, a mirror) makes the same vectors.
+"""
+
+from django.conf import settings
+
+
+def current_signature() -> str:
+    """The signature of the embedding this process is configured for."""
+    provider = settings.INGEST_EMBED_PROVIDER
+    model = "" if provider == "hashing" else settings.INGEST_EMBED_MODEL
+    return f"{provider}:{model}:{settings.INGEST_EMBED_DIMENSIONS}"
