@@ -35,8 +35,10 @@ class Scope:
     """Which ready documents a run considers."""
 
     target: str  # the configured embedding's signature
-    everything: bool = False  # --all: every ready document, whatever made it...
-    before: datetime | None = None  # ...if its ready version was made before this
+    everything: bool = False  # --all: every ready document, whatever made it
+    # Only ready versions made before this (the run's start, or --before with --all): one
+    # made since was made by the workers' settings, and queueing it again changes nothing.
+    before: datetime | None = None
     owner_id: int | None = None
 
 
@@ -71,9 +73,9 @@ def _annotated(scope: Scope) -> QuerySet[Document]:
 def _out_of_date(scope: Scope) -> QuerySet[Document]:
     documents = _annotated(scope)
     if not scope.everything:
-        return documents.exclude(Q(made_by=scope.target))
+        documents = documents.exclude(Q(made_by=scope.target))
     if scope.before is not None:
-        return documents.filter(Q(made_at__lt=scope.before) | Q(made_at__isnull=True))
+        documents = documents.filter(Q(made_at__lt=scope.before) | Q(made_at__isnull=True))
     return documents
 
 

@@ -127,9 +127,13 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
     assert Job.objects.count() == 6
 
 
-def _command_in_thread(out: io.StringIO) -> None:
+def _command_in_thread(out: io.StringIO, failure: list | None = None, *args: str) -> None:
     try:
-        call_command("reembed", "--poll", "0.05", stdout=out, stderr=out)
+        call_command("reembed", "--poll", "0.05", *args, stdout=out, stderr=out)
+    except CommandError as error:
+        if failure is None:
+            raise
+        failure.append(error)
     finally:
         connection.close()
 
@@ -254,6 +258,30 @@ def test_ctrl_c_stops_queuing_and_the_next_run_continues(alice_client, broker):
     assert "finished: queued 2 of 2, done 2" in second
     assert sorted(Document.objects.values_list("version", "ready_version")) == [(2, 2)] * 4
     assert Job.objects.count() == 8
+
+
+def test_workers_with_other_settings_stop_the_run_with_the_reason(alice_client, broker, request):
+    with running_worker(broker) as worker:
+        processed(alice_client, [1, 2, 3])
+        Job.objects.update(embed_model=OPENAI)
+        worker.pause()
+        out, failure = io.StringIO(), []
+        run = threading.Thread(target=_command_in_thread, args=(out, failure, "--wave", "1"))
+        run.start()
+        try:
+            eventually(lambda: Document.objects.filter(version=2).count() == 1)
+            # The command wants hashing; the workers now embed with openai.
+            request.getfixturevalue("openai_server")
+        finally:
+            worker.resume()
+            run.join(timeout=60)
+
+    assert not run.is_alive()
+    [error] = failure
+    assert f"1 new versions were embedded by {OPENAI}, not {HASHING}" in str(error)
+    assert "Restart them with the new settings" in str(error)
+    assert Document.objects.filter(version=2).count() == 1, "it stopped queuing"
+    assert "to continue, run: manage.py reembed" in out.getvalue()
 
 
 def test_a_dimension_change_is_refused_with_the_steps(alice, broker, settings):

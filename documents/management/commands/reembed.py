@@ -21,10 +21,17 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from documents import reembed
+from jobs import fairness
+from jobs.models import Lane
 from search.checks import column_dimensions
 from search.embedding.signature import current_signature
 
-DEFAULT_WAVE = 50
+
+def default_wave() -> int:
+    """Twice the batch lane's worker threads: each thread has one job waiting behind the
+    one it runs, so the oldest queued job waits about one job's time. A longer queue would
+    only age: past INGEST_MAX_QUEUE_AGE_SECONDS admission control refuses every upload."""
+    return 2 * fairness.lane_threads(Lane.BATCH)
 
 
 class Command(BaseCommand):
@@ -53,9 +60,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--wave",
             type=int,
-            default=DEFAULT_WAVE,
+            default=None,
             help="At most this many jobs in flight on the batch lane (anyone's) before more "
-            "are queued (default: %(default)s).",
+            "are queued (default: twice the lane's worker threads, WORKER_BATCH_PROCESSES x "
+            "WORKER_BATCH_THREADS).",
         )
         parser.add_argument(
             "--poll",
@@ -80,12 +88,13 @@ class Command(BaseCommand):
         everything: bool,
         before: str | None,
         owner: str | None,
-        wave: int,
+        wave: int | None,
         poll: float,
         dry_run: bool,
         adopt_unrecorded: bool,
         **options: object,
     ) -> None:
+        wave = default_wave() if wave is None else wave
         if wave < 1:
             raise CommandError("--wave must be at least 1.")
         if before and not everything:
@@ -94,7 +103,7 @@ class Command(BaseCommand):
         scope = reembed.Scope(
             target=current_signature(),
             everything=everything,
-            before=_parse_before(before) if everything else None,
+            before=_parse_before(before),
             owner_id=_owner_id(owner),
         )
         if adopt_unrecorded:
@@ -107,6 +116,7 @@ class Command(BaseCommand):
         self._describe(scope, survey, dry_run)
         if dry_run:
             return
+        self.stdout.write(f"waves: at most {wave} jobs in flight on the batch lane")
         Run(self, scope, wave=wave, poll=poll, total=survey.to_queue).go()
 
     def _describe(self, scope: reembed.Scope, survey: reembed.Survey, dry_run: bool) -> None:
@@ -149,9 +159,15 @@ class Run:
             self._queue_all()
             self._wait()
         self._summary()
+        if others := self.others:
+            raise CommandError(
+                f"{sum(others.values())} new versions were embedded by {', '.join(others)}, "
+                f"not {self.scope.target}: the workers run with other settings than this "
+                "command. Restart them with the new settings, then run reembed again."
+            )
 
     def _queue_all(self) -> None:
-        while not self.stopping:
+        while not self._report():
             room = self.wave - reembed.lane_in_flight()
             if room > 0:
                 ids = reembed.next_candidates(self.scope, limit=room, skip=self.refused)
@@ -166,8 +182,6 @@ class Run:
                     else:
                         self.queued += 1
                         self.pending.add(job.id)
-            if self._report():
-                return
             self._sleep()
 
     def _wait(self) -> None:
@@ -204,14 +218,8 @@ class Run:
         if line != self.last_line or now - self.last_time > self.REPORT_EVERY:
             self.out.write(line)
             self.last_line, self.last_time = line, now
-        if others := self.others:
-            self.err.write(
-                f"{sum(others.values())} new versions were embedded by "
-                f"{', '.join(others)}, not {self.scope.target}: the workers run "
-                "with other settings than this command. Restart them with the new settings, "
-                "then run reembed again. Stopped queuing."
-            )
-            self.stopping = True
+        if self.others:
+            self.stopping = True  # go() says why, once the summary is out
         return self.stopping
 
     def _sleep(self) -> None:
