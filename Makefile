@@ -83,6 +83,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) -m bench.extractors
 	$(PY) -m bench.websockets $(BENCH_WS_ARGS)
 	$(PY) -m bench.scrape
+	$(PY) -m bench.search
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), and every pinned
 ## requirement installs as a wheel on CPython 3.11-3.13.

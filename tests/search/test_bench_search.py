@@ -1,0 +1,53 @@
+"""`python -m bench.search --quick` runs end to end (its own private Postgres and Redis, as
+`make bench` runs it) and its figures hold what the search promises at that small scale:
+the corpus sentences find their documents, the small account's filtered vector search
+matches an exact scan, every mode answers, nothing is degraded. BENCHMARKS.md is left
+alone. About 15 s."""
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_quick_search_benchmark_runs_and_its_figures_hold(tmp_path):
+    benchmarks = BASE_DIR / "BENCHMARKS.md"
+    before = _digest(benchmarks)
+    output = tmp_path / "search.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.search", "--quick", "--json", str(output)],
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "| target | measured | limit | result |" in result.stdout
+    figures = json.loads(output.read_text())
+
+    scores = {(s["mode"], s["kind"]): s for s in figures["quality"]["scores"]}
+    assert set(scores) == {
+        (m, k) for m in ("hybrid", "vector", "text") for k in ("verbatim", "dropped")
+    }
+    assert all(s["queries"] == figures["quality"]["queries"] > 0 for s in scores.values())
+    assert scores[("hybrid", "verbatim")]["recall@5"] >= 0.9
+    assert scores[("text", "verbatim")]["recall@5"] >= 0.9
+    assert all(s["degraded"] == 0 for s in scores.values())
+
+    recall = {row["account"]: row for row in figures["recall"]}
+    assert recall["small"]["chunks"] == 200  # only the ready version's chunks count
+    assert recall["small"]["queries"] > 0
+    assert recall["small"]["recall"] >= 0.95
+
+    speed = figures["speed"]
+    assert {row["mode"] for row in speed} == {"hybrid", "vector", "text"}
+    assert all(row["queries"] > 0 and row["degraded"] == 0 for row in speed)
+    assert all(v["passed"] for v in figures["verdicts"]), figures["verdicts"]
+    assert _digest(benchmarks) == before
