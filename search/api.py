@@ -1,0 +1,106 @@
+"""GET /api/search/: the caller's ready chunks for a query. Thin: parse, search, answer."""
+
+import dataclasses
+
+from django.apps import apps
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import NOT_FOUND, Refused
+from config.auth import signed_in_user
+from search.query import search
+from search.serializers import MAX_QUERY_CHARS, SearchErrorOut, SearchIn, SearchOut
+
+_EXAMPLE = OpenApiExample(
+    "Two hits",
+    response_only=True,
+    status_codes=["200"],
+    value={
+        "query": "quarterly revenue",
+        "mode": "hybrid",
+        "took_ms": 12.4,
+        "degraded": False,
+        "results": [
+            {
+                "chunk_id": "5b1c0e8e-5d7a-5f0e-9a0c-1f2d3e4a5b6c",
+                "document_id": "3f0c2a5e-8a41-4c55-a1c9-0d6f5b1e7a10",
+                "filename": "q3-report.pdf",
+                "version": 1,
+                "page": 2,
+                "index": 3,
+                "score": 0.0325,
+                "text": "The quarterly revenue grew 12% in every region…",
+                "highlight": "The <mark>quarterly</mark> <mark>revenue</mark> grew 12% in every "
+                "region…",
+            }
+        ],
+    },
+)
+
+
+def _query(request: Request) -> str:
+    q = request.query_params.get("q", "")
+    if not q.strip():
+        raise Refused(status_code=400, code="empty_query", detail="Send a query in `q`.")
+    if len(q) > MAX_QUERY_CHARS:
+        raise Refused(
+            status_code=400,
+            code="query_too_long",
+            detail=f"The query has {len(q)} characters; at most {MAX_QUERY_CHARS} are allowed.",
+        )
+    return q
+
+
+class SearchView(APIView):
+    """Token or session, like the rest of the API; a read, so no CSRF token is needed."""
+
+    @extend_schema(
+        summary="Search your documents",
+        description=(
+            "Only your documents, and of each only its ready version (a new version is "
+            "searched once it has been processed). `hybrid` fuses the word and the meaning "
+            "rankings; when the query cannot be embedded it answers from the words alone "
+            "with `degraded: true` (never an error)."
+        ),
+        parameters=[SearchIn],
+        responses={
+            200: SearchOut,
+            400: OpenApiResponse(
+                SearchErrorOut,
+                "`empty_query` (no `q`, or only spaces), `query_too_long` (over "
+                f"{MAX_QUERY_CHARS} characters), or `invalid` with `fields` naming `k` "
+                "(1 to 50), `mode` or `document` (not a UUID).",
+            ),
+            404: OpenApiResponse(SearchErrorOut, "`document` is unknown or not yours."),
+        },
+        examples=[_EXAMPLE],
+    )
+    def get(self, request: Request) -> Response:
+        q = _query(request)
+        params = SearchIn(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        owner = signed_in_user(request)
+        document_id = params.validated_data.get("document")
+        if document_id is not None:
+            documents = apps.get_model("documents", "Document").objects
+            if not documents.filter(id=document_id, owner=owner).exists():
+                raise NotFound(NOT_FOUND)
+        answer = search(
+            owner_id=owner.pk,
+            q=q,
+            k=params.validated_data["k"],
+            mode=params.validated_data["mode"],
+            document_id=document_id,
+        )
+        return Response(
+            {
+                "query": answer.query,
+                "mode": answer.mode,
+                "took_ms": round(answer.took_ms, 2),
+                "degraded": answer.degraded,
+                "results": [dataclasses.asdict(hit) for hit in answer.results],
+            }
+        )

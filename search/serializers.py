@@ -1,0 +1,69 @@
+"""The search API's input and answer shapes (the answer's mirror search.answer)."""
+
+from rest_framework import serializers
+
+from search.query import MODES
+
+MAX_QUERY_CHARS = 1000
+MAX_K = 50
+
+
+class SearchIn(serializers.Serializer):
+    """Query parameters. `q` is checked by the view (its own error codes); the others here."""
+
+    q = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=f"What to look for, 1 to {MAX_QUERY_CHARS} characters: words, "
+        '"a phrase", OR, -excluded (websearch syntax). Chinese and Japanese text matches '
+        "as written, anywhere inside longer text.",
+    )
+    k = serializers.IntegerField(
+        required=False, default=10, min_value=1, max_value=MAX_K, help_text="How many results."
+    )
+    mode = serializers.ChoiceField(
+        choices=MODES,
+        required=False,
+        default="hybrid",
+        help_text="`hybrid` (both, fused by reciprocal rank), `vector` (meaning) or `text` "
+        "(words).",
+    )
+    document = serializers.UUIDField(
+        required=False, help_text="Search this one document only (yours; else 404)."
+    )
+
+
+class HitOut(serializers.Serializer):
+    chunk_id = serializers.UUIDField()
+    document_id = serializers.UUIDField()
+    filename = serializers.CharField()
+    version = serializers.IntegerField(help_text="The document's ready version.")
+    page = serializers.IntegerField(help_text="1-based page the chunk comes from.")
+    index = serializers.IntegerField(help_text="The chunk's position in the document.")
+    score = serializers.FloatField(
+        help_text="Higher is better; comparable within one answer only: `text` ts_rank_cd, "
+        "`vector` cosine similarity, `hybrid` the reciprocal rank fusion."
+    )
+    text = serializers.CharField(help_text="The chunk's text, as stored (not escaped).")
+    highlight = serializers.CharField(
+        help_text="HTML: the best passage, escaped, the matched words in <mark>; the "
+        "beginning of the text when no word matched (a vector hit)."
+    )
+
+
+class SearchOut(serializers.Serializer):
+    query = serializers.CharField()
+    mode = serializers.ChoiceField(choices=MODES)
+    took_ms = serializers.FloatField(help_text="The whole search, the query's embedding included.")
+    degraded = serializers.BooleanField(
+        help_text="true: the query could not be embedded (the provider failed or is rate "
+        "limited), so the results come from the words alone."
+    )
+    results = HitOut(many=True, help_text="Best first.")
+
+
+class SearchErrorOut(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable: act on this.")
+    detail = serializers.CharField()
+    fields = serializers.DictField(required=False, help_text="With `invalid`: what is wrong.")
