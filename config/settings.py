@@ -419,6 +419,21 @@ INGEST_EMBED_RPM = env_int("INGEST_EMBED_RPM", 3000, minimum=1)
 INGEST_EMBED_TPM = env_int("INGEST_EMBED_TPM", 1_000_000, minimum=1)
 INGEST_EMBED_MAX_WAIT_SECONDS = env_float("INGEST_EMBED_MAX_WAIT_SECONDS", 60.0, minimum=0)
 INGEST_EMBED_BATCH = env_int("INGEST_EMBED_BATCH", 64, minimum=1)
+# Search (search/query.py). A scope (an account, or one document) with at most this many
+# ready chunks is searched by an exact vector scan, recall 1; a larger one through the
+# HNSW index with an iterative scan: ef_search, and how many tuples it may visit.
+INGEST_SEARCH_EXACT_BELOW = env_int("INGEST_SEARCH_EXACT_BELOW", 10_000, minimum=0)
+INGEST_SEARCH_EF_SEARCH = env_int("INGEST_SEARCH_EF_SEARCH", 100, minimum=1)
+INGEST_SEARCH_MAX_SCAN_TUPLES = env_int("INGEST_SEARCH_MAX_SCAN_TUPLES", 20_000, minimum=1)
+# A query's embedding: kept in Redis this long, and a search waits at most this long for
+# the shared rate limit and for the provider before it answers from text (degraded).
+INGEST_SEARCH_CACHE_SECONDS = env_int("INGEST_SEARCH_CACHE_SECONDS", 86_400, minimum=1)
+INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS = env_float(
+    "INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS", 1.0, minimum=0
+)
+INGEST_SEARCH_EMBED_TIMEOUT_SECONDS = env_float(
+    "INGEST_SEARCH_EMBED_TIMEOUT_SECONDS", 5.0, minimum=0.1
+)
 INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 1000, minimum=100)
 INGEST_CHUNK_OVERLAP = env_int("INGEST_CHUNK_OVERLAP", 150, minimum=0)
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 5, minimum=1)

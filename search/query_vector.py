@@ -31,10 +31,6 @@ class QueryEmbeddingFailed(Exception):
     """The query could not be embedded now (provider, rate limit, Redis, configuration)."""
 
 
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
 @functools.lru_cache(maxsize=4)
 def _redis(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
@@ -75,7 +71,7 @@ def query_vector(text: str) -> tuple[list[float], float]:
         _redis(settings.REDIS_URL).set(
             key,
             struct.pack(f"<{dimensions}f", *vector),
-            ex=int(_setting("INGEST_SEARCH_CACHE_SECONDS", 86400)),
+            ex=settings.INGEST_SEARCH_CACHE_SECONDS,
         )
     except redis.RedisError:
         log.warning("could not cache a query embedding", exc_info=True)
@@ -89,10 +85,10 @@ def _ask_provider(text: str) -> list[float]:
         settings.INGEST_EMBED_MODEL,
         settings.INGEST_EMBED_RPM,
         settings.INGEST_EMBED_TPM,
-        _setting("INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS", 1.0),
+        float(settings.INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS),
     )
     timeout = min(
-        _setting("INGEST_SEARCH_EMBED_TIMEOUT_SECONDS", 5.0),
+        float(settings.INGEST_SEARCH_EMBED_TIMEOUT_SECONDS),
         float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
     )
     try:

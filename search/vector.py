@@ -26,10 +26,6 @@ from django.db import connection, transaction
 from search.scope import Scope
 
 
-def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, default))
-
-
 def literal(embedding: Sequence[float]) -> str:
     """pgvector's text form of a vector, for a %s cast to ::vector."""
     return "[" + ",".join(repr(float(value)) for value in embedding) + "]"
@@ -52,7 +48,7 @@ def nearest(
     """The `limit` (chunk id, cosine distance) in scope nearest to `embedding`, nearest
     first. `exact` forces one path (for measurements); None chooses by the scope's size."""
     if exact is None:
-        threshold = _setting("INGEST_SEARCH_EXACT_BELOW", 10_000)
+        threshold = settings.INGEST_SEARCH_EXACT_BELOW
         exact = scope_size(scope, threshold) <= threshold
     tables, condition, params = scope.sql()
     params = {**params, "v": literal(embedding), "limit": limit}
@@ -71,8 +67,8 @@ def nearest(
         f"WHERE {condition} ORDER BY c.embedding <=> %(v)s::vector LIMIT %(limit)s"
         ") SELECT id, distance FROM nearest ORDER BY distance, id"
     )
-    ef_search = max(limit, _setting("INGEST_SEARCH_EF_SEARCH", 100))
-    max_tuples = _setting("INGEST_SEARCH_MAX_SCAN_TUPLES", 20_000)
+    ef_search = max(limit, settings.INGEST_SEARCH_EF_SEARCH)
+    max_tuples = settings.INGEST_SEARCH_MAX_SCAN_TUPLES
     with transaction.atomic(), connection.cursor() as cursor:
         # SET LOCAL: the settings end with this transaction, never leak to the connection.
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
