@@ -133,7 +133,7 @@ class Command(BaseCommand):
         if survey.in_flight:
             line += f"; skipped, a version in flight: {survey.in_flight}"
         if survey.newer_not_ready:
-            line += f"; skipped, latest version failed: {survey.newer_not_ready}"
+            line += f"; skipped, latest version failed or cancelled: {survey.newer_not_ready}"
         self.stdout.write(line)
 
 
