@@ -112,15 +112,15 @@ upload = extend_schema(
             UploadOut, "At least one file was accepted (Location: the first job)."
         ),
         400: OpenApiResponse(
-            UploadOut,
+            RefusalOut,
             "Nothing accepted: empty files, no file, a `file` field holding text instead of a "
             "file part (`file_not_attached`), too many files, or a `webhook_url` that may "
             "not be used (`invalid_webhook_url`).",
         ),
         413: OpenApiResponse(
-            UploadOut, "Nothing accepted: a file (or the request) is over the size limit."
+            RefusalOut, "Nothing accepted: a file (or the request) is over the size limit."
         ),
-        415: OpenApiResponse(UploadOut, "Nothing accepted: not a PDF."),
+        415: OpenApiResponse(RefusalOut, "Nothing accepted: not a PDF."),
         422: OpenApiResponse(RefusalOut, "The Idempotency-Key was used for a different request."),
         429: OpenApiResponse(
             RefusalOut, f"Too many documents in flight for this user, or throttled. {_RETRY_AFTER}"

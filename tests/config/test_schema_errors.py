@@ -3,10 +3,13 @@ tests/config/test_schema_fuzz.py): each is sent here once, and its status must b
 operation lists."""
 
 import pytest
+import requests
+import schemathesis
 from rest_framework.test import APIClient
 
 from jobs import admission
 from jobs.models import Job, JobStatus
+from tests.conftest import pdf_upload
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +32,22 @@ def is_error_body(schema: dict, response_spec: dict) -> bool:
     ref = response_spec["content"]["application/json"]["schema"]["$ref"]
     component = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
     return {"code", "detail"} <= set(component["required"])
+
+
+def assert_answered_as_declared(schema: dict, path: str, method: str, response) -> None:
+    """The status is one the operation declares, and the body one that status's schema
+    allows, judged by the validator the fuzz test uses (its error says what differs)."""
+    assert str(response.status_code) in declared(schema, path, method), response.content
+    assert response["Content-Type"] == "application/json", response["Content-Type"]
+    answer = schemathesis.Response(
+        status_code=response.status_code,
+        headers={name.lower(): [value] for name, value in response.headers.items()},
+        content=response.content,
+        request=requests.Request(method.upper(), f"http://testserver{path}").prepare(),
+        elapsed=0.0,
+        verify=True,
+    )
+    schemathesis.openapi.from_dict(schema)[path][method.upper()].validate_response(answer)
 
 
 def test_every_operation_declares_401_and_every_change_403(schema):
@@ -83,3 +102,31 @@ def test_a_retry_refused_by_a_full_backlog_answers_the_declared_503(
     assert response.status_code == 503
     assert response.json()["code"] == "backlog_full"
     assert {"429", "503"} <= set(declared(schema, "/api/documents/{id}/retry/", "post"))
+
+
+# Found by the fuzz test: an upload refused as a whole answers {code, detail} (and the
+# files' results when there were files), which the schema declared as {results} alone.
+
+
+def test_an_upload_without_a_file_answers_the_declared_400_body(alice_client, broker, schema):
+    response = alice_client.post("/api/documents/", {}, format="multipart")
+
+    assert response.json()["code"] == "no_file"
+    assert_answered_as_declared(schema, "/api/documents/", "post", response)
+
+
+def test_an_upload_with_no_pdf_answers_the_declared_415_body(alice_client, broker, schema):
+    response = alice_client.post(
+        "/api/documents/", {"file": pdf_upload(b"GIF89a", "cat.gif")}, format="multipart"
+    )
+
+    assert response.json()["code"] == "rejected"
+    assert_answered_as_declared(schema, "/api/documents/", "post", response)
+
+
+def test_form_fields_too_large_answer_the_declared_413_body(alice_client, schema, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000
+    response = alice_client.post("/api/documents/", {"file": "x" * 2_000}, format="multipart")
+
+    assert response.json()["code"] == "fields_too_large"
+    assert_answered_as_declared(schema, "/api/documents/", "post", response)
