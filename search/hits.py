@@ -11,6 +11,7 @@ match (found by its vector) is shown by its escaped beginning.
 import html
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import connection
 
@@ -60,7 +61,7 @@ def load(best: Sequence[tuple[uuid.UUID, float]], q: str) -> list[Hit]:
         f"ON d.id = c.document_id CROSS JOIN (SELECT {TSQUERY} AS query) t "
         "WHERE c.id = ANY(%(ids)s)"
     )
-    params = {
+    params: dict[str, Any] = {
         "ids": [chunk_id for chunk_id, _ in best],
         "words": websearch_text(q),
         "options": HEADLINE_OPTIONS,

@@ -2,6 +2,7 @@
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.apps import apps
 
@@ -19,7 +20,7 @@ class Scope:
     owner_id: int
     document_id: uuid.UUID | None = None
 
-    def sql(self) -> tuple[str, str, dict[str, object]]:
+    def sql(self) -> tuple[str, str, dict[str, Any]]:
         """(FROM …, a WHERE condition, its parameters) over `c` (the chunk) and `d` (its
         document).
 
@@ -32,7 +33,7 @@ class Scope:
             "ON d.id = c.document_id AND c.version = d.ready_version"
         )
         condition = "d.owner_id = %(owner_id)s"
-        params: dict[str, object] = {"owner_id": self.owner_id}
+        params: dict[str, Any] = {"owner_id": self.owner_id}
         if self.document_id is not None:
             condition += " AND d.id = %(document_id)s"
             params["document_id"] = self.document_id

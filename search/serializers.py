@@ -65,5 +65,7 @@ class SearchOut(serializers.Serializer):
 
 class SearchErrorOut(serializers.Serializer):
     code = serializers.CharField(help_text="Stable: act on this.")
-    detail = serializers.CharField()
-    fields = serializers.DictField(required=False, help_text="With `invalid`: what is wrong.")
+    detail = serializers.CharField(
+        help_text="For people. With `invalid` the body also has `fields`: each wrong "
+        "parameter and what is wrong with it."
+    )
