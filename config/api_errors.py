@@ -77,12 +77,19 @@ _UNSAFE = (
     "A session without its CSRF token, or an account not allowed to do this (`permission_denied`).",
 )
 _UNSAFE_METHODS = {"post", "put", "patch", "delete"}
+# config.middleware answers any request this way while the database cannot be reached.
+_NO_DATABASE = (
+    "503",
+    "The database is not answering, for a moment (`database_unavailable`): try again "
+    "after Retry-After seconds.",
+)
 
 
 def declare_errors(result: dict, generator: object, request: object, public: bool) -> dict:
     """drf-spectacular postprocessing hook: every operation that needs a user declares 401,
-    and every one that changes something 403, each as {"code", "detail"}, so a client (and
-    the fuzz test's status and schema checks) knows every answer the API can give."""
+    every one that changes something 403, and every one 503 (no database), each as
+    {"code", "detail"} unless the operation declares its own, so a client (and the fuzz
+    test's status and schema checks) knows every answer the API can give."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.setdefault("Error", ERROR_SCHEMA)
     for operations in result.get("paths", {}).values():
@@ -90,6 +97,7 @@ def declare_errors(result: dict, generator: object, request: object, public: boo
             wanted = [_SIGNED_IN] if operation.get("security") else []
             if method in _UNSAFE_METHODS:
                 wanted.append(_UNSAFE)
+            wanted.append(_NO_DATABASE)
             responses = operation.setdefault("responses", {})
             for status, description in wanted:
                 responses.setdefault(

@@ -2,15 +2,19 @@
 tests/config/test_schema_fuzz.py): each is sent here once, and its status must be one the
 operation lists."""
 
+import uuid
+
 import pytest
 import requests
 import schemathesis
 from rest_framework.test import APIClient
 
+from accounts.tokens import issue_token
 from jobs import admission
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload
 from tests.factories import make_document
+from tests.services import postgres_stopped
 
 pytestmark = pytest.mark.django_db
 
@@ -130,3 +134,25 @@ def test_form_fields_too_large_answer_the_declared_413_body(alice_client, schema
 
     assert response.json()["code"] == "fields_too_large"
     assert_answered_as_declared(schema, "/api/documents/", "post", response)
+
+
+# Found by the fuzz test: a request whose view cannot reach the database answers 503
+# `database_unavailable` (config.middleware), on any operation, which none declared.
+
+
+def test_every_operation_declares_the_503_of_a_lost_database(schema):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            assert "503" in operation["responses"], f"{method} {path}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lost_database_answers_the_declared_503(alice, schema):
+    client = APIClient(HTTP_AUTHORIZATION=f"Token {issue_token(alice).key}")
+    path = f"/api/jobs/{uuid.uuid4()}/"
+
+    with postgres_stopped():
+        response = client.get(path)
+
+    assert response.json()["code"] == "database_unavailable"
+    assert_answered_as_declared(schema, "/api/jobs/{job_id}/", "get", response)
