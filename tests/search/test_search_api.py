@@ -1,0 +1,205 @@
+"""GET /api/search/: auth, scope, the answer's shape, bad input, degraded answers, the
+query-embedding cache (against the fake OpenAI server)."""
+
+import uuid
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts import tokens
+from search.query_vector import cache_key
+from tests.search.chunks import ready_document
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/search/"
+
+
+@pytest.fixture
+def alices_report(alice):
+    return ready_document(
+        alice,
+        ["The quarterly report shows revenue growth.", "Travel expenses are due monthly."],
+        filename="q3.pdf",
+    )
+
+
+def test_an_answer_has_the_documented_shape(alice_client, alices_report):
+    response = alice_client.get(URL, {"q": "quarterly report"})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"query", "mode", "took_ms", "degraded", "results"}
+    assert (body["query"], body["mode"], body["degraded"]) == ("quarterly report", "hybrid", False)
+    first = body["results"][0]
+    assert set(first) == {
+        "chunk_id",
+        "document_id",
+        "filename",
+        "version",
+        "page",
+        "index",
+        "score",
+        "text",
+        "highlight",
+    }
+    assert first["document_id"] == str(alices_report.id)
+    assert (first["filename"], first["version"], first["page"], first["index"]) == (
+        "q3.pdf",
+        1,
+        1,
+        0,
+    )
+    assert "<mark>quarterly</mark> <mark>report</mark>" in first["highlight"]
+
+
+def test_a_token_or_a_session_is_needed(alice, alices_report):
+    client = APIClient()
+    assert client.get(URL, {"q": "report"}).status_code == 401
+
+    client.credentials(HTTP_AUTHORIZATION=f"Token {tokens.issue_token(alice).key}")
+    assert client.get(URL, {"q": "report"}).json()["results"][0]["index"] == 0
+
+    session = APIClient()
+    session.force_login(alice)
+    assert session.get(URL, {"q": "report"}).status_code == 200
+
+
+def test_other_users_see_nothing_of_alices_documents(bob_client, alices_report):
+    response = bob_client.get(URL, {"q": "quarterly report"})
+
+    assert response.status_code == 200
+    assert response.json()["results"] == []
+
+
+def test_another_users_document_filter_answers_404_like_an_unknown_one(bob_client, alices_report):
+    foreign = bob_client.get(URL, {"q": "report", "document": str(alices_report.id)})
+    unknown = bob_client.get(URL, {"q": "report", "document": str(uuid.uuid4())})
+
+    assert foreign.status_code == unknown.status_code == 404
+    assert foreign.json() == unknown.json()
+    assert foreign.json()["code"] == "not_found"
+
+
+def test_the_owners_document_filter_searches_that_document(alice_client, alice, alices_report):
+    other = ready_document(alice, ["quarterly report of another kind"], filename="other.pdf")
+
+    response = alice_client.get(URL, {"q": "quarterly report", "document": str(other.id)})
+
+    assert {hit["document_id"] for hit in response.json()["results"]} == {str(other.id)}
+
+
+@pytest.mark.parametrize(
+    ("params", "code"),
+    [
+        ({}, "empty_query"),
+        ({"q": ""}, "empty_query"),
+        ({"q": "   \t "}, "empty_query"),
+        ({"q": "x" * 1001}, "query_too_long"),
+    ],
+)
+def test_an_empty_or_too_long_query_is_refused(alice_client, params, code):
+    response = alice_client.get(URL, params)
+
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+
+
+def test_a_query_of_1000_characters_is_answered(alice_client, alices_report):
+    assert alice_client.get(URL, {"q": "report " + "x" * 993}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"k": "0"}, "k"),
+        ({"k": "51"}, "k"),
+        ({"k": "ten"}, "k"),
+        ({"mode": "fuzzy"}, "mode"),
+        ({"document": "not-a-uuid"}, "document"),
+    ],
+)
+def test_bad_parameters_are_refused_naming_the_field(alice_client, params, field):
+    response = alice_client.get(URL, {"q": "report", **params})
+
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid"
+    assert set(body["fields"]) == {field}
+
+
+@pytest.mark.parametrize("k", [1, 50])
+def test_k_at_its_bounds_is_accepted(alice_client, alices_report, k):
+    response = alice_client.get(URL, {"q": "report", "k": k, "mode": "vector"})
+
+    assert response.status_code == 200
+    assert len(response.json()["results"]) == min(k, 2)
+
+
+def test_the_endpoint_is_in_the_openapi_schema_with_its_errors(alice_client):
+    schema = alice_client.get("/api/schema/?format=json").json()
+
+    operation = schema["paths"]["/api/search/"]["get"]
+    assert {"200", "400", "401", "404"} <= set(operation["responses"])
+    assert {p["name"] for p in operation["parameters"]} >= {"q", "k", "mode", "document"}
+
+
+# ------------------------------------------------------------------ the embedding provider
+
+
+@pytest.fixture
+def fast_search(settings):
+    settings.INGEST_SEARCH_EMBED_TIMEOUT_SECONDS = 1.0
+    settings.INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS = 0.5
+
+
+@pytest.mark.parametrize("failure", ["500", "429:30", "401"])
+def test_hybrid_answers_from_text_alone_when_the_provider_fails(
+    alice_client, alices_report, openai_server, fast_search, failure
+):
+    openai_server.script([failure])
+
+    response = alice_client.get(URL, {"q": "quarterly report"})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["degraded"] is True
+    assert [hit["index"] for hit in body["results"]] == [0]  # the word match only
+    assert openai_server.calls == 1
+
+
+def test_vector_mode_also_answers_from_text_when_the_provider_is_unreachable(
+    alice_client, alices_report, settings, openai_server, fast_search
+):
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+
+    response = alice_client.get(URL, {"q": "expenses", "mode": "vector"})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["mode"], body["degraded"]) == ("vector", True)
+    assert [hit["index"] for hit in body["results"]] == [1]
+
+
+def test_a_query_embedding_is_cached_so_the_same_query_asks_the_provider_once(
+    alice_client, alices_report, openai_server, fast_search
+):
+    first = alice_client.get(URL, {"q": "revenue growth"})
+    second = alice_client.get(URL, {"q": "revenue growth"})
+    third = alice_client.get(URL, {"q": "revenue growth", "mode": "vector"})
+
+    assert first.json()["results"] == second.json()["results"]
+    assert not second.json()["degraded"]
+    assert third.status_code == 200
+    assert openai_server.calls == 1  # the second and third came from Redis
+    assert openai_server.requests[0]["input"] == ["revenue growth"]
+    alice_client.get(URL, {"q": "revenue  growth"})  # another text: another request
+    assert openai_server.calls == 2
+
+
+def test_the_cache_key_names_the_provider_model_and_dimensions(openai_server, settings):
+    key = cache_key("hello")
+
+    assert "openai:text-embedding-3-small:384:" in key
+    settings.INGEST_EMBED_MODEL = "text-embedding-3-large"
+    assert cache_key("hello") != key
