@@ -14,7 +14,8 @@ embedding provider (lexical: it finds shared words, knows nothing of meaning):
    of `search()` minus its embedding, for random accounts, the small one and the largest,
    and the embedding apart.
 3. Filtered recall@10 of vector mode against an exact scan (numpy over the account's
-   ready chunks) for the small, the median and the largest account.
+   ready chunks) for the small, the median and the largest account; then the vector list
+   alone for the largest account, path by path (bench/search_vectors.py), to say why.
 
 Targets (issue 15): hybrid verbatim recall@5 >= 0.9; hybrid p95 <= 50 ms without the
 embedding; filtered recall@10 >= 0.95 for the small account. Writes the `bench-search`
@@ -36,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import search_quality, search_synthetic
+from bench import search_quality, search_synthetic, search_vectors
 from bench.report import code_version, describe_machine, percentile, write_json, write_section
 from bench.search_synthetic import FUNCTION_WORDS, Corpus, say
 from bench.services import BASE_DIR, django_on_private_services
@@ -204,6 +205,7 @@ def _ms(value: float) -> str:
 def report(results: dict[str, Any]) -> str:
     meta, quality, corpus = results["meta"], results["quality"], results["corpus"]
     skipped = ", ".join(quality["skipped"]) or "none"
+    passaged = ", ".join(quality["passaged"]) or "none"
     lines = [
         f"Run {meta['date']} with `{meta['command']}`, code {meta['code']}. Embedding provider "
         f"`hashing` ({meta['dimensions']} dimensions, lexical).",
@@ -213,8 +215,10 @@ def report(results: dict[str, Any]) -> str:
         f"**Quality.** {quality['files']} corpus files, {quality['documents']} ready documents, "
         f"{quality['chunks']} chunks, ingested through the pipeline in "
         f"{quality['timings']['ingest']:.0f} s; {quality['queries']} sentences from "
-        f"{quality['sampled_documents']} documents (up to {meta['per_document']} each; none "
-        f"from: {skipped}), {quality['unspaced']} of them in a script without spaces; "
+        f"{quality['sampled_documents']} documents (up to {meta['per_document']} each; runs "
+        f"of 12 words or 20 characters instead from documents without a whole sentence: "
+        f"{passaged}; nothing from: {skipped}), {quality['unspaced']} of them in a script "
+        "without spaces; "
         f"{quality['ambiguous']} also appear verbatim in another document. k = {K}.",
         "",
         "| mode | query | recall@1 | recall@5 | MRR | search p50 ms (embedding included) "
@@ -263,6 +267,7 @@ def report(results: dict[str, Any]) -> str:
             f"| {r['account']} | {r['chunks']:,} | {r['queries']} | {r['recall']:.3f} "
             f"| {r['worst']:.1f} | {r['short_answers']} |"
         )
+    lines += search_vectors.report(results["vectors"])
     lines += ["", "| target | measured | limit | result |", "|---|---|---|---|"]
     for v in results["verdicts"]:
         verdict = "PASS" if v["passed"] else "**FAIL**"
@@ -294,6 +299,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     speed = measure_speed(database_url, corpus, args.queries, args.seed)
     say("filtered recall")
     recall = measure_recall(database_url, corpus, args.recall_queries, dimensions, args.seed)
+    say("the vector list alone, path by path, for the largest account")
+    vectors = search_vectors.diagnose(
+        database_url, corpus, args.diagnose_queries, dimensions, args.seed
+    )
     with connection.cursor() as cursor:
         cursor.execute("SHOW shared_buffers")
         shared_buffers = cursor.fetchone()[0]
@@ -319,6 +328,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         },
         "speed": speed,
         "recall": recall,
+        "vectors": vectors,
         "verdicts": verdicts(quality, speed, recall),
     }
 
@@ -342,6 +352,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--per-document", type=int, default=10, help="sentences per document")
     parser.add_argument("--queries", type=int, default=200, help="per mode, random accounts")
     parser.add_argument("--recall-queries", type=int, default=50, help="per account")
+    parser.add_argument(
+        "--diagnose-queries", type=int, default=30, help="per kind, the vector list alone"
+    )
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="a smoke run: small, not written")
     parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
@@ -352,6 +365,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     if args.quick:
         args.chunks, args.accounts = min(args.chunks, 5000), min(args.accounts, 10)
         args.per_document, args.queries, args.recall_queries = 3, 20, 10
+        args.diagnose_queries = 5
         args.no_write = True
     args.command = "python -m bench.search" + (" --quick" if args.quick else "")
     return args

@@ -24,6 +24,7 @@ DROP = 0.3
 MIN_WORDS, MAX_WORDS = 6, 60
 MIN_CHARS_UNSPACED = 15  # a sentence of a script without spaces (Japanese, Chinese)
 MAX_CHARS = 1000  # the API's limit on q
+PASSAGE_WORDS, PASSAGE_CHARS = 12, 20  # what a document without a whole sentence gives
 K = 10
 # Sentence ends: . ! ? ; : and the ideographic full stop, exclamation and question marks.
 _SENTENCE_END = re.compile("(?<=[.!?;:\u3002\uff01\uff1f])\\s+|(?<=[\u3002\uff01\uff1f])")
@@ -106,6 +107,25 @@ def sentences(chunks: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def passages(chunks: list[str]) -> list[str]:
+    """For a document without a sentence to take: runs of 12 words, or of 20 characters
+    of a script without spaces, side by side through its text."""
+    found: list[str] = []
+    for text in chunks:
+        words = text.split()
+        if len(words) >= 2 * PASSAGE_WORDS:
+            found += [
+                " ".join(words[i : i + PASSAGE_WORDS])
+                for i in range(0, len(words) - PASSAGE_WORDS + 1, PASSAGE_WORDS)
+            ]
+        for word in words:
+            if len(word) >= 2 * PASSAGE_CHARS:
+                found += [word[i : i + PASSAGE_CHARS] for i in range(0, len(word), PASSAGE_CHARS)]
+    return [
+        p for p in dict.fromkeys(found) if len(p.split()) >= MIN_WORDS or len(p) == PASSAGE_CHARS
+    ]
+
+
 def drop_words(sentence: str, rng: random.Random) -> str:
     """The sentence without 30 % of its words (order kept); a sentence of fewer than
     four words (a script without spaces) loses 30 % of its characters instead."""
@@ -128,9 +148,11 @@ class Query:
 
 def sample_queries(
     texts: dict[uuid.UUID, tuple[str, list[str]]], per_document: int, seed: int
-) -> tuple[list[Query], list[str]]:
-    """The queries, and the names of the documents no sentence could be sampled from."""
+) -> tuple[list[Query], list[str], list[str]]:
+    """The queries; the names of the documents that gave passages instead of sentences,
+    and of those that gave neither."""
     rng = random.Random(seed)
+    passaged: list[str] = []
     flat = {d: " ".join(" ".join(chunks).split()) for d, (_, chunks) in texts.items()}
     queries: list[Query] = []
     skipped: list[str] = []
@@ -138,13 +160,15 @@ def sample_queries(
         name, chunks = texts[document_id]
         candidates = sentences(chunks)
         if not candidates:
-            skipped.append(name)
+            candidates = passages(chunks)
+            (passaged if candidates else skipped).append(name)
+        if not candidates:
             continue
         for sentence in rng.sample(candidates, min(per_document, len(candidates))):
             ambiguous = any(sentence in other for d, other in flat.items() if d != document_id)
             queries.append(Query(document_id, "verbatim", sentence, ambiguous))
             queries.append(Query(document_id, "dropped", drop_words(sentence, rng), ambiguous))
-    return queries, skipped
+    return queries, passaged, skipped
 
 
 @dataclass
@@ -187,7 +211,7 @@ def measure(per_document: int, seed: int, quick: bool) -> dict:
     files = corpus_files(quick)
     owner_id, timings = ingest(files, "search-bench-corpus")
     texts = ready_texts(owner_id)
-    queries, skipped = sample_queries(texts, per_document, seed)
+    queries, passaged, skipped = sample_queries(texts, per_document, seed)
     started = time.perf_counter()
     scores = evaluate(owner_id, queries, MODES)
     timings["queries"] = time.perf_counter() - started
@@ -199,6 +223,7 @@ def measure(per_document: int, seed: int, quick: bool) -> dict:
         "queries": sum(1 for q in queries if q.kind == "verbatim"),
         "ambiguous": sum(1 for q in queries if q.kind == "verbatim" and q.ambiguous),
         "unspaced": sum(1 for q in queries if q.kind == "verbatim" and len(q.text.split()) < 4),
+        "passaged": passaged,
         "skipped": skipped,
         "scores": scores,
         "timings": timings,
