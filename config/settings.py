@@ -427,6 +427,9 @@ INGEST_SEARCH_EF_SEARCH = env_int("INGEST_SEARCH_EF_SEARCH", 100, minimum=1)
 INGEST_SEARCH_MAX_SCAN_TUPLES = env_int("INGEST_SEARCH_MAX_SCAN_TUPLES", 20_000, minimum=1)
 # A query's embedding: kept in Redis this long, and a search waits at most this long for
 # the shared rate limit and for the provider before it answers from text (degraded).
+# In hybrid mode a chunk found only by its vector must be at least this similar (cosine)
+# to the query: the nearest neighbours of a query that matches nothing are noise.
+INGEST_SEARCH_MIN_SIMILARITY = env_float("INGEST_SEARCH_MIN_SIMILARITY", 0.2, minimum=-1.0)
 INGEST_SEARCH_CACHE_SECONDS = env_int("INGEST_SEARCH_CACHE_SECONDS", 86_400, minimum=1)
 INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS = env_float(
     "INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS", 1.0, minimum=0

@@ -12,6 +12,8 @@ from documents.api import DocumentViewSet
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
 from jobs.webhooks.api import EndpointViewSet, SigningSecretView
+from search import pages as search_pages
+from search.api import SearchView
 
 router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")
@@ -25,11 +27,13 @@ urlpatterns = [
     path("documents/<uuid:document_id>/row/", pages.row, name="page-row"),
     path("documents/<uuid:document_id>/retry/", pages.retry, name="page-retry"),
     path("documents/<uuid:document_id>/delete/", pages.delete, name="page-delete"),
+    path("search/", search_pages.results, name="page-search"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),
     path("", include("jobs.ops.urls")),  # /ops/: the pipeline dashboard, for staff
     path("api/jobs/<uuid:job_id>/", JobDetailView.as_view(), name="job-detail"),
+    path("api/search/", SearchView.as_view(), name="search"),
     path(
         "api/webhooks/signing-secret/", SigningSecretView.as_view(), name="webhook-signing-secret"
     ),
@@ -49,7 +53,7 @@ urlpatterns = [
     *router.urls,
     # Last: any other path under /api/ (an unknown endpoint, an id that is not a UUID, a
     # missing final slash) answers JSON with a code, not Django's HTML page or redirect.
-    re_path(r"^api(?:/.*)?$", NoSuchEndpoint.as_view(), name="api-not-found"),
+    re_path(r"^api(?:/[\s\S]*)?\Z", NoSuchEndpoint.as_view(), name="api-not-found"),
 ]
 
 # Errors Django itself answers (while reading a request, or unhandled): JSON under /api/.

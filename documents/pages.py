@@ -29,6 +29,8 @@ from documents.models import Document
 from documents.throttle import UploadThrottle
 from jobs import admission, failures
 from jobs.models import JobAttempt, JobStatus
+from search import pages as search_pages
+from search import passage as passages
 from search.models import Chunk
 
 
@@ -67,13 +69,13 @@ def _ws_url(request: HttpRequest) -> str:
     if settings.INGEST_WS_URL:
         return settings.INGEST_WS_URL
     scheme = "wss" if request.is_secure() else "ws"
-    host, _ = split_domain_port(request.get_host())
-    host = f"[{host}]" if ":" in host else host
+    host, _ = split_domain_port(request.get_host())  # an IPv6 address keeps its brackets
     return f"{scheme}://{host}:{settings.WS_PORT}/ws/status/"
 
 
 def _page(request: HttpRequest) -> HttpResponse:
     context = _listing(request)
+    context.update(search_pages.results_context(request))
     context.update(
         ws_url=_ws_url(request),
         max_upload_bytes=settings.INGEST_MAX_UPLOAD_BYTES,
@@ -202,5 +204,13 @@ def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
         "preview_version": shown_version,
         "preview": "\n\n".join(preview)[:PREVIEW_CHARACTERS],
         "preview_truncated": length > PREVIEW_CHARACTERS,
+        # A search result's link: the passage it found, whole, with the query's words.
+        "passage": passages.find(
+            document_id=document.id,
+            chunk_id=request.GET.get("chunk"),
+            q=request.GET.get("q", ""),
+        )
+        if request.GET.get("chunk")
+        else None,
     }
     return render(request, "documents/detail.html", context)

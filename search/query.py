@@ -23,6 +23,8 @@ import time
 import uuid
 from collections.abc import Sequence
 
+from django.conf import settings
+
 from search import hits, text_search, vector
 from search.answer import Answer, Hit
 from search.query_vector import QueryEmbeddingFailed, query_vector
@@ -76,7 +78,9 @@ def search(
     else:
         lexical = text_search.ranked(scope, q, depth)
         nearest = vector.nearest(scope, embedding, depth)
-        scored = rrf([[i for i, _ in lexical], [i for i, _ in nearest]])
+        floor = 1.0 - settings.INGEST_SEARCH_MIN_SIMILARITY  # as a cosine distance
+        similar = [i for i, distance in nearest if distance <= floor]
+        scored = rrf([[i for i, _ in lexical], similar])
     best = sorted(scored.items(), key=lambda item: (-item[1], str(item[0])))[:k]
     results = hits.load(best, q)
     took_ms = (time.perf_counter() - started) * 1000

@@ -303,3 +303,33 @@
     });
   });
 })();
+
+// The search box: ↓ from the box goes to the first result, ↑/↓ move between results,
+// Esc (in the box or on a result) clears the search and returns to the box.
+(function () {
+  "use strict";
+  function links() {
+    return Array.prototype.slice.call(document.querySelectorAll("#search-results a.hit-link"));
+  }
+  document.addEventListener("keydown", function (event) {
+    var box = document.getElementById("search-q");
+    if (!box) return;
+    var list = links();
+    var at = list.indexOf(document.activeElement);
+    if (event.target === box && event.key === "ArrowDown" && list.length) {
+      event.preventDefault();
+      list[0].focus();
+    } else if (at >= 0 && event.key === "ArrowDown") {
+      event.preventDefault();
+      list[Math.min(at + 1, list.length - 1)].focus();
+    } else if (at >= 0 && event.key === "ArrowUp") {
+      event.preventDefault();
+      (at === 0 ? box : list[at - 1]).focus();
+    } else if ((event.target === box || at >= 0) && event.key === "Escape") {
+      event.preventDefault();
+      box.value = "";
+      box.focus();
+      if (window.htmx) htmx.trigger(box, "search");
+    }
+  });
+})();

@@ -49,11 +49,6 @@ def test_a_malformed_id_answers_the_same_json_404_as_an_unknown_one(alice_client
     assert_error(method(path), 404, "not_found")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="config/urls.py's catch-all `^api(?:/.*)?$` stops at a newline; "
-    "`(?s)^api(?:/.*)?$` fixes it (then drop this mark)",
-)
 @pytest.mark.parametrize("path", ["/api/jobs/a%0Ab/", "/api/%0A"])
 def test_an_id_with_a_newline_answers_the_json_404(alice_client, path):
     # Found by the schema fuzz test: a generated job id with a newline in it got

@@ -1,0 +1,46 @@
+"""The search box on the upload page: results as the person types, as an htmx fragment.
+
+`GET /search/?q=...` answers the fragment of results when htmx asks for it, and a whole
+page (the same results under a search form) otherwise: a bookmark, a reload, a browser
+without JavaScript. The search is search.query's hybrid one, over the signed-in user's
+ready documents only; the API (`/api/search/`) takes the same text.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from search import query
+
+MAX_QUERY_CHARACTERS = 1000  # as the API's query_too_long
+PAGE_RESULTS = 10
+
+
+def results_context(request: HttpRequest) -> dict:
+    """What the results template shows for `?q=`: nothing yet, a refusal, or the hits."""
+    q = request.GET.get("q", "")
+    context: dict = {"q": q, "answer": None, "problem": ""}
+    if not q.strip():
+        return context
+    if len(q) > MAX_QUERY_CHARACTERS:
+        context["problem"] = (
+            f"That search is {len(q):,} characters long; search with at most "
+            f"{MAX_QUERY_CHARACTERS:,}."
+        )
+        return context
+    owner_id = request.user.pk
+    assert owner_id is not None  # login_required: a signed-in user
+    context["answer"] = query.search(owner_id=owner_id, q=q, k=PAGE_RESULTS, mode="hybrid")
+    return context
+
+
+@login_required
+@require_GET
+def results(request: HttpRequest) -> HttpResponse:
+    context = results_context(request)
+    if getattr(request, "htmx", False) and not request.htmx.history_restore_request:  # type: ignore[attr-defined]
+        return render(request, "search/_results.html", context)
+    return render(request, "search/page.html", context)

@@ -1,0 +1,117 @@
+"""The search box on the upload page, in chromium against the real servers: results as
+the person types, each naming its file and page with the words marked, reachable and
+openable from the keyboard, and still answering (from words alone) when the embedding
+service is down."""
+
+import io
+import re
+
+import pytest
+from fpdf import FPDF
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import STATE_TIMEOUT_MS
+from tests.browser.test_upload_page import pdf, row, sign_in, upload
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def pdf_of(*pages: str) -> bytes:
+    """A text PDF with one page per string."""
+    document = FPDF()
+    document.set_font("Helvetica", size=11)
+    for text in pages:
+        document.add_page()
+        document.multi_cell(0, 5, text)
+    buffer = io.BytesIO()
+    document.output(buffer)
+    return buffer.getvalue()
+
+
+HARBOUR = pdf_of(
+    "Minutes of the parish council. The meeting opened with apologies and the accounts.",
+    "The harbour wall needs repairs before the winter storms; the engineer's estimate "
+    "was accepted and the lighthouse keeper will report on the tides.",
+)
+ORCHARD = pdf_of("The orchard yielded apples and pears; cider pressing starts in October.")
+
+
+def uploaded_and_ready(page: Page, *files: dict) -> None:
+    upload(page, *files)
+    for file in files:
+        expect(row(page, file["name"])).to_have_attribute(
+            "data-status", "succeeded", timeout=STATE_TIMEOUT_MS
+        )
+
+
+def test_results_appear_as_you_type_and_open_at_the_passage(
+    browsing, servers, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    results = page.locator("#search-results")
+    expect(results.locator('[data-state="empty"]')).to_be_visible()
+    uploaded_and_ready(page, pdf("council.pdf", HARBOUR), pdf("orchard.pdf", ORCHARD))
+
+    box = page.get_by_label("Search your documents")
+    box.press_sequentially("harbour wall repairs", delay=40)  # typed, not pasted
+
+    hits = results.locator("li.hit")
+    expect(hits.first).to_be_visible()
+    first = hits.first
+    expect(first.locator(".hit-file")).to_have_text("council.pdf")
+    expect(first.locator(".hit-page")).to_have_text("page 2")
+    expect(first.locator("mark").first).to_have_text("harbour", ignore_case=True)
+    assert page.url.endswith("/")  # typing searched in place, no navigation
+    artifacts.screenshot(page, "results")
+
+    box.fill("zzzqqq nothingmatches")
+    expect(results.locator('[data-state="no-results"]')).to_be_visible()
+    artifacts.screenshot(page, "no-results")
+
+    box.fill("")
+    box.press_sequentially("lighthouse", delay=40)
+    expect(results.locator("li.hit").first.locator(".hit-file")).to_have_text("council.pdf")
+    box.press("ArrowDown")  # from the box to the first result...
+    expect(results.locator("a.hit-link").first).to_be_focused()
+    page.keyboard.press("Enter")  # ...and open it
+
+    expect(page).to_have_url(re.compile(r"/documents/[0-9a-f-]+/\?chunk=.+#passage$"))
+    passage = page.locator("#passage")
+    expect(passage).to_be_visible()
+    expect(passage).to_contain_text("Page 2")
+    expect(passage.locator("mark").first).to_have_text("lighthouse")
+    artifacts.screenshot(page, "passage")
+
+
+def test_escape_clears_the_search(browsing, servers, make_user):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    uploaded_and_ready(page, pdf("orchard.pdf", ORCHARD))
+    box = page.get_by_label("Search your documents")
+    box.press_sequentially("cider", delay=40)
+    expect(page.locator("#search-results li.hit")).to_have_count(1)
+
+    box.press("Escape")
+
+    expect(box).to_have_value("")
+    expect(page.locator('#search-results [data-state="empty"]')).to_be_visible()
+
+
+def test_with_the_embedding_service_down_the_page_answers_from_words(
+    browsing, servers, embeddings, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    uploaded_and_ready(page, pdf("orchard.pdf", ORCHARD))
+    embeddings.broken = "500"
+
+    page.get_by_label("Search your documents").press_sequentially("pears", delay=40)
+
+    results = page.locator("#search-results")
+    expect(results.locator("li.hit .hit-file")).to_have_text("orchard.pdf")
+    expect(results.locator(".degraded")).to_contain_text("word matches only")
+    artifacts.screenshot(page, "degraded")

@@ -1,0 +1,123 @@
+"""The search box's server side: /search/ answers a fragment to htmx and a whole page
+otherwise, over the signed-in user's ready documents only, and a result's link opens the
+document's page at the whole passage."""
+
+import pytest
+from django.test import Client
+
+from tests.search.chunks import add_chunks, ready_document
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_results_are_the_users_own_passages_with_marked_words(alice, bob):
+    mine = ready_document(
+        alice, ["Quarterly revenue grew in the northern region.", "Unrelated text."]
+    )
+    ready_document(bob, ["Quarterly revenue of another company."], filename="bob.pdf")
+
+    page = signed_in(alice).get("/search/", {"q": "quarterly revenue"}, **HTMX)
+
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "<html" not in html  # the fragment htmx swaps in
+    assert 'data-state="results"' in html
+    assert "a.pdf" in html
+    assert "bob.pdf" not in html
+    assert "<mark>" in html
+    assert f"/documents/{mine.id}/?chunk=" in html
+    assert "page 1" in html
+
+
+def test_a_chunks_markup_is_shown_as_text(alice):
+    ready_document(alice, ["<script>alert('x')</script> payroll figures <b>bold</b>"])
+
+    html = signed_in(alice).get("/search/", {"q": "payroll"}, **HTMX).content.decode()
+
+    assert "<script>" not in html
+    assert "&lt;/script&gt;" in html
+    assert "<b>" not in html
+    assert "&lt;b&gt;bold" in html
+
+
+def test_empty_no_result_and_too_long_states(alice):
+    ready_document(alice, ["Invoices for March."])
+    client = signed_in(alice)
+
+    def state(q: str) -> str:
+        return client.get("/search/", {"q": q}, **HTMX).content.decode()
+
+    assert 'data-state="empty"' in state("")
+    assert 'data-state="empty"' in state("   ")
+    assert 'data-state="no-results"' in state("zebra")
+    too_long = state("word " * 300)
+    assert 'data-state="problem"' in too_long
+    assert "at most 1,000" in too_long
+
+
+def test_without_htmx_the_results_come_in_a_whole_page(alice):
+    ready_document(alice, ["Invoices for March."])
+
+    page = signed_in(alice).get("/search/", {"q": "invoices"})
+
+    html = page.content.decode()
+    assert "<html" in html
+    assert 'id="search-q"' in html
+    assert 'value="invoices"' in html
+    assert 'data-state="results"' in html
+
+
+def test_the_home_page_has_the_search_box(alice):
+    html = signed_in(alice).get("/").content.decode()
+
+    assert 'role="search"' in html
+    assert 'id="search-q"' in html
+    assert 'data-state="empty"' in html
+
+
+def test_search_needs_a_sign_in():
+    page = Client().get("/search/", {"q": "x"})
+
+    assert page.status_code == 302
+    assert "/accounts/login/" in page["Location"]
+
+
+def test_a_results_link_opens_the_whole_passage_with_the_words_marked(alice):
+    document = ready_document(alice, ["First chunk.", "The budget for <2027> is approved."])
+    [_, second] = document.chunks.order_by("index")
+
+    page = signed_in(alice).get(
+        f"/documents/{document.id}/", {"chunk": str(second.id), "q": "budget approved"}
+    )
+
+    html = page.content.decode()
+    assert 'id="passage"' in html
+    assert "Page 2" in html
+    assert "The <mark>budget</mark> for &lt;2027&gt; is <mark>approved</mark>." in html
+
+
+def test_a_passage_of_a_replaced_version_or_another_document_is_not_shown(alice, bob):
+    document = ready_document(alice, ["Old text of version one."])
+    [old] = document.chunks.all()
+    other = ready_document(bob, ["Bob's secret passage."], filename="bob.pdf")
+    [bobs] = other.chunks.all()
+    add_chunks(document, 2, ["New text."])
+    old.delete()  # version 2 became ready: version 1's chunks are gone
+    client = signed_in(alice)
+
+    gone = client.get(f"/documents/{document.id}/", {"chunk": str(old.id)}).content.decode()
+    foreign = client.get(f"/documents/{document.id}/", {"chunk": str(bobs.id)}).content.decode()
+    garbage = client.get(f"/documents/{document.id}/", {"chunk": "not-a-uuid"})
+
+    assert "no longer stored" in gone
+    assert "secret" not in foreign
+    assert "no longer stored" in foreign
+    assert garbage.status_code == 200
