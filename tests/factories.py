@@ -46,6 +46,18 @@ def make_pdf(pages: int = 1, words_per_page: int = 200, seed: int = 0) -> bytes:
     return buffer.getvalue()
 
 
+def text_pdf(*pages: str) -> bytes:
+    """A real text PDF with one page per string, for tests that search for its words."""
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 5, text)
+    buffer = io.BytesIO()
+    pdf.output(buffer)
+    return buffer.getvalue()
+
+
 def corpus_rows() -> list[dict[str, str]]:
     """The corpus manifest: one row per file, with what the service should make of it."""
     with open(CORPUS / "manifest.tsv", newline="") as handle:

@@ -3,37 +3,24 @@ the person types, each naming its file and page with the words marked, reachable
 openable from the keyboard, and still answering (from words alone) when the embedding
 service is down."""
 
-import io
 import re
 
 import pytest
-from fpdf import FPDF
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import STATE_TIMEOUT_MS
 from tests.browser.test_upload_page import pdf, row, sign_in, upload
+from tests.factories import text_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def pdf_of(*pages: str) -> bytes:
-    """A text PDF with one page per string."""
-    document = FPDF()
-    document.set_font("Helvetica", size=11)
-    for text in pages:
-        document.add_page()
-        document.multi_cell(0, 5, text)
-    buffer = io.BytesIO()
-    document.output(buffer)
-    return buffer.getvalue()
-
-
-HARBOUR = pdf_of(
+HARBOUR = text_pdf(
     "Minutes of the parish council. The meeting opened with apologies and the accounts.",
     "The harbour wall needs repairs before the winter storms; the engineer's estimate "
     "was accepted and the lighthouse keeper will report on the tides.",
 )
-ORCHARD = pdf_of("The orchard yielded apples and pears; cider pressing starts in October.")
+ORCHARD = text_pdf("The orchard yielded apples and pears; cider pressing starts in October.")
 
 
 def uploaded_and_ready(page: Page, *files: dict) -> None:

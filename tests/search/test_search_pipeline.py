@@ -1,24 +1,11 @@
 """Search over chunks the real pipeline made: uploads through the API, an in-process worker."""
 
-import io
-
 import pytest
-from fpdf import FPDF
 
 from tests.conftest import pdf_upload, wait_until_terminal
+from tests.factories import text_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def text_pdf(*pages: str) -> bytes:
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 5, text)
-    buffer = io.BytesIO()
-    pdf.output(buffer)
-    return buffer.getvalue()
 
 
 def upload(client, content: bytes, name: str) -> dict:
