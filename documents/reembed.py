@@ -26,8 +26,7 @@ from django.db.models.functions import Coalesce, RowNumber
 
 from documents.models import Document
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
-from jobs.ops import events
-from jobs.queue import send_job_on_commit
+from jobs.services import queue_new_job
 
 
 @dataclass(frozen=True)
@@ -140,24 +139,9 @@ def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
             return None
         document.version += 1
         document.save(update_fields=["version", "updated_at"])
-        job = _queue_batch_job(document)
+        job = queue_new_job(document=document, lane=Lane.BATCH)  # never delays uploads
         document.current_job = job
         document.save(update_fields=["current_job", "updated_at"])
-    return job
-
-
-def _queue_batch_job(document: Document) -> Job:
-    """jobs.services.queue_new_job, on the batch lane whatever the file's size, so
-    re-embedding never delays uploads in the fast lane."""
-    job = Job.objects.create(
-        document=document,
-        owner_id=document.owner_id,
-        version=document.version,
-        storage_key=document.storage_key,
-        lane=Lane.BATCH,
-    )
-    send_job_on_commit(job)
-    events.changed(job, status=JobStatus.QUEUED)
     return job
 
 

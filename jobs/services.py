@@ -41,10 +41,11 @@ def lane_for(size: int) -> Lane:
     return Lane.FAST if size <= settings.INGEST_FAST_LANE_MAX_BYTES else Lane.BATCH
 
 
-def queue_new_job(*, document: "Document", webhook_url: str = "") -> Job:
+def queue_new_job(*, document: "Document", webhook_url: str = "", lane: Lane | None = None) -> Job:
     """Create a queued job for the document's current version and file, and send its id
     after commit. Making it the document's current job is the caller's (documents'
     services write documents). `webhook_url`: the upload's own webhook, told of the end.
+    `lane`: the file's size decides unless given (re-embedding always takes the batch lane).
 
     Call inside a transaction (the caller's, which also holds whatever lock it needs).
     """
@@ -53,7 +54,7 @@ def queue_new_job(*, document: "Document", webhook_url: str = "") -> Job:
         owner_id=document.owner_id,
         version=document.version,
         storage_key=document.storage_key,
-        lane=lane_for(document.size),
+        lane=lane or lane_for(document.size),
         webhook_url=webhook_url,
     )
     send_job_on_commit(job)

@@ -16,12 +16,10 @@ import logging
 import struct
 import time
 
-import openai
 import redis
 from django.conf import settings
 
-from search.embedding import hashing_embed, openai_provider, stats
-from search.embedding.ratelimit import RateLimiter, estimate_tokens
+from search.embedding import hashing_embed, openai_provider
 from search.pipeline.errors import PipelineError
 
 log = logging.getLogger(__name__)
@@ -34,12 +32,6 @@ class QueryEmbeddingFailed(Exception):
 @functools.lru_cache(maxsize=4)
 def _redis(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
-
-
-@functools.lru_cache(maxsize=4)
-def _limiter(url: str, name: str, rpm: int, tpm: int, max_wait: float) -> RateLimiter:
-    # The same name as the workers' limiter: the same Redis keys, so one shared budget.
-    return RateLimiter(_redis(url), name=name, rpm=rpm, tpm=tpm, max_wait=max_wait)
 
 
 def cache_key(text: str) -> str:
@@ -79,34 +71,14 @@ def query_vector(text: str) -> tuple[list[float], float]:
 
 
 def _ask_provider(text: str) -> list[float]:
-    """openai_provider.embed's call, with a search's shorter waits (same errors, same pacing)."""
-    limiter = _limiter(
-        settings.REDIS_URL,
-        settings.INGEST_EMBED_MODEL,
-        settings.INGEST_EMBED_RPM,
-        settings.INGEST_EMBED_TPM,
-        float(settings.INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS),
-    )
+    """openai_provider.embed with a search's shorter waits (same errors, same pacing)."""
     timeout = min(
         float(settings.INGEST_SEARCH_EMBED_TIMEOUT_SECONDS),
         float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
     )
     try:
-        limiter.acquire(estimate_tokens([text]))
-        client = openai_provider._client(
-            settings.OPENAI_BASE_URL,
-            settings.OPENAI_API_KEY,
-            float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
-        ).with_options(timeout=timeout)
-        try:
-            response = client.embeddings.create(**openai_provider._request([text]))
-        except openai.APIError as exc:
-            limited = isinstance(exc, openai.RateLimitError)
-            stats.note_request("rate_limited" if limited else "error")
-            raise openai_provider._translate(exc) from exc
-        stats.note_request("ok")
-        [vector] = openai_provider._vectors(
-            response, count=1, dimensions=settings.INGEST_EMBED_DIMENSIONS
+        [vector] = openai_provider.embed(
+            [text], max_wait=settings.INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS, timeout=timeout
         )
     except PipelineError as exc:
         raise QueryEmbeddingFailed(f"{exc.code}: {exc.detail}") from exc

@@ -43,20 +43,28 @@ DEFAULT_COOL_DOWN_SECONDS = 5.0
 _KEY_LIKE = re.compile(r"\b(sk|key)-[\w*-]+", re.IGNORECASE)
 
 
-def embed(texts: Sequence[str]) -> list[list[float]]:
+def embed(
+    texts: Sequence[str], *, max_wait: float | None = None, timeout: float | None = None
+) -> list[list[float]]:
     """Embed `texts` in one request, vectors in input order, each checked for length.
 
-    Waits for the shared rate limiter first. Raises RateLimited, ProviderUnavailable or
-    Timeout (transient) or PermanentError with code "embedding_rejected" (the provider
-    refused the request: key, model, input) or "embedding_dimension_mismatch".
+    Waits for the shared rate limiter first, at most `max_wait` seconds (default
+    INGEST_EMBED_MAX_WAIT_SECONDS), and for the answer at most `timeout` (default
+    INGEST_EMBED_TIMEOUT_SECONDS): a search passes shorter ones than a worker. Raises
+    RateLimited, ProviderUnavailable or Timeout (transient) or PermanentError with code
+    "embedding_rejected" (the provider refused the request: key, model, input) or
+    "embedding_dimension_mismatch".
     """
-    stats.note_wait(shared_limiter().acquire(estimate_tokens(texts)))
+    stats.note_wait(shared_limiter(max_wait).acquire(estimate_tokens(texts)))
+    client = _client(
+        settings.OPENAI_BASE_URL,
+        settings.OPENAI_API_KEY,
+        float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
+    )
+    if timeout is not None:
+        client = client.with_options(timeout=timeout)
     try:
-        response = _client(
-            settings.OPENAI_BASE_URL,
-            settings.OPENAI_API_KEY,
-            float(settings.INGEST_EMBED_TIMEOUT_SECONDS),
-        ).embeddings.create(**_request(texts))
+        response = client.embeddings.create(**_request(texts))
     except openai.APIError as exc:
         limited = isinstance(exc, openai.RateLimitError)
         stats.note_request("rate_limited" if limited else "error")

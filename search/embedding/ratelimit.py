@@ -141,19 +141,24 @@ class RateLimiter:
             self._client.delete(*self._keys)
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=4)  # a worker's and a search's waits, per configuration
 def _limiter(url: str, name: str, rpm: int, tpm: int, max_wait: float) -> RateLimiter:
     # Short timeouts: a Redis that hangs should fail the attempt, not hold the worker.
     client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
     return RateLimiter(client, name=name, rpm=rpm, tpm=tpm, max_wait=max_wait)
 
 
-def shared_limiter() -> RateLimiter:
-    """This process's limiter for the configured model (built once per configuration)."""
+def shared_limiter(max_wait: float | None = None) -> RateLimiter:
+    """This process's limiter for the configured model (built once per configuration).
+
+    `max_wait` (default INGEST_EMBED_MAX_WAIT_SECONDS): the longest this caller will wait
+    for a slot; a search waits less than a worker. The budget is the same either way."""
+    if max_wait is None:
+        max_wait = settings.INGEST_EMBED_MAX_WAIT_SECONDS
     return _limiter(
         settings.REDIS_URL,
         settings.INGEST_EMBED_MODEL,
         settings.INGEST_EMBED_RPM,
         settings.INGEST_EMBED_TPM,
-        float(settings.INGEST_EMBED_MAX_WAIT_SECONDS),
+        float(max_wait),
     )

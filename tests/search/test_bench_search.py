@@ -10,7 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-BASE_DIR = Path(__file__).resolve().parent.parent.parent
+from django.conf import settings
+
+# The repository's root, where `python -m bench.search` runs and BENCHMARKS.md lives.
+BASE_DIR = settings.BASE_DIR
 
 
 def _digest(path: Path) -> str:
