@@ -59,7 +59,7 @@ browser:
 ## last whatever the load test says (its closing line is the suite's verdict); either
 ## failing fails the target.
 test: $(VENV)/.installed-dev browser
-	@status=0; $(PY) -m bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
+	@status=0; $(PY) -m tests.bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
 
 ## make loadtest: N users upload real PDFs at once to a private stack while a worker is
@@ -67,7 +67,7 @@ test: $(VENV)/.installed-dev browser
 ## and a report in var/loadtest/<time>/report.html (README "Load test").
 LOADTEST_USERS ?= 500
 loadtest: $(VENV)/.installed-dev
-	$(PY) -m bench.loadtest --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
+	$(PY) -m tests.bench.loadtest --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
 
 ## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
 chaos: $(VENV)/.installed-dev
@@ -77,13 +77,13 @@ chaos: $(VENV)/.installed-dev
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
 ## /metrics scrape over a million job rows (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev
-	$(PY) -m bench $(BENCH_ARGS)
-	$(PY) -m bench.busy
-	$(PY) -m bench.pipeline
-	$(PY) -m bench.extractors
-	$(PY) -m bench.websockets $(BENCH_WS_ARGS)
-	$(PY) -m bench.scrape
-	$(PY) -m bench.search
+	$(PY) -m tests.bench $(BENCH_ARGS)
+	$(PY) -m tests.bench.busy
+	$(PY) -m tests.bench.pipeline
+	$(PY) -m tests.bench.extractors
+	$(PY) -m tests.bench.websockets $(BENCH_WS_ARGS)
+	$(PY) -m tests.bench.scrape
+	$(PY) -m tests.bench.search
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), and every pinned
 ## requirement installs as a wheel on CPython 3.11-3.13.

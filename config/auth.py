@@ -1,6 +1,6 @@
 """Token authentication against stored hashes, remembered for a few seconds per process.
 
-`Authorization: Token <key>`: the key's sha256 is looked up (accounts/models.py keeps only
+`Authorization: Token <key>`: the key's sha256 is looked up (config/accounts/models.py keeps only
 that), and a token past its `expires_at` is refused. Every API call would otherwise cost a
 database round trip just to learn who is calling; on the upload path that was a fifth of
 the statements, so a process remembers a token by its digest (never the key) for
@@ -21,14 +21,14 @@ from django.conf import settings
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from accounts import tokens
+from config.accounts import tokens
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
     from django.http import HttpRequest
     from rest_framework.request import Request
 
-    from accounts.models import ApiToken
+    from config.accounts.models import ApiToken
 
 _lock = threading.Lock()
 _known: dict[str, tuple[ApiToken, float]] = {}

@@ -6,7 +6,7 @@ accepting an upload comes before extracting one. With the kernel's autogroup sch
 distributions) nice only orders processes within one session: the CPU is first shared
 between sessions, equally, and the Procfile runner starts each process in a session of its
 own, as the sandbox starts each extractor child. A burst of uploads was answered as slowly
-with the workers at nice 10 as at nice 0 (bench.busy), and a dozen extractor children at
+with the workers at nice 10 as at nice 0 (tests.bench.busy), and a dozen extractor children at
 nice 0 in sessions of their own took 1.5 of the 2 cores from the web process.
 
 An autogroup has a nice value of its own. A process whose session holds only its own kind

@@ -88,8 +88,8 @@ INSTALLED_APPS = [
     "rest_framework",
     # Login attempts counted per address and per user name, and lockouts (README).
     "axes",
-    # API tokens kept as hashes (accounts/models.py).
-    "accounts",
+    # API tokens kept as hashes (config/accounts/models.py).
+    "config.accounts",
     "django_dramatiq",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -325,8 +325,8 @@ AUTH_PASSWORD_VALIDATORS = [
 AXES_FAILURE_LIMIT = env_int("INGEST_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("INGEST_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
-AXES_LOCKOUT_CALLABLE = "accounts.login_limits.locked_out"
-AXES_CLIENT_IP_CALLABLE = "accounts.login_limits.client_address"
+AXES_LOCKOUT_CALLABLE = "config.accounts.login_limits.locked_out"
+AXES_CLIENT_IP_CALLABLE = "config.accounts.login_limits.client_address"
 # Proxies in front of `web` that each append the address they saw to X-Forwarded-For:
 # the client is that many entries from the right. 0: the connection's own address.
 INGEST_PROXY_COUNT = env_int("INGEST_PROXY_COUNT", 0, minimum=0)

@@ -16,7 +16,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 from jobs.models import Job, JobStatus
 from search.models import Chunk
 from tests.chaos.conftest import ROOT, openai_env

@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import ApiToken
-from accounts.tokens import digest_of, issue_token
 from config import auth
+from config.accounts.models import ApiToken
+from config.accounts.tokens import digest_of, issue_token
 
 pytestmark = pytest.mark.django_db
 
@@ -128,7 +128,7 @@ def test_drf_plain_keys_are_carried_over_as_hashes_and_their_table_dropped(alice
             "INSERT INTO django_migrations (app, name, applied) "
             "VALUES ('authtoken', '0001_initial', now())"
         )
-    migration = importlib.import_module("accounts.migrations.0002_keys_from_drf_authtoken")
+    migration = importlib.import_module("config.accounts.migrations.0002_keys_from_drf_authtoken")
 
     with connection.schema_editor() as editor:
         migration.keep_drf_keys_as_hashes(apps, editor)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 from tests.conftest import pdf_upload
 from tests.factories import make_pdf
 

@@ -9,7 +9,7 @@ import requests
 import schemathesis
 from rest_framework.test import APIClient
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 from jobs import admission
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 from schemathesis import GenerationMode
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 from jobs.models import Job, JobStatus
 from jobs.webhooks import endpoints
 from tests.conftest import pdf_upload

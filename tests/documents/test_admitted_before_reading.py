@@ -14,7 +14,7 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.test import Client
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 from documents.models import Document
 from jobs import admission
 from jobs.models import Job, JobStatus

@@ -30,7 +30,7 @@ from django.db.models import Sum
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 from documents.models import Document
 from jobs.models import Job, JobStatus, Lane
 from jobs.ops.models import WorkerProcess

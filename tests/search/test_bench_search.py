@@ -1,4 +1,4 @@
-"""`python -m bench.search --quick` runs end to end (its own private Postgres and Redis, as
+"""`python -m tests.bench.search --quick` runs end to end (its own private Postgres and Redis, as
 `make bench` runs it) and its figures hold what the search promises at that small scale:
 the corpus sentences find their documents, the small account's filtered vector search
 matches an exact scan, every mode answers, nothing is degraded. BENCHMARKS.md is left
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-# The repository's root, where `python -m bench.search` runs and BENCHMARKS.md lives.
+# The repository's root, where `python -m tests.bench.search` runs and BENCHMARKS.md lives.
 BASE_DIR = settings.BASE_DIR
 
 
@@ -25,7 +25,7 @@ def test_the_quick_search_benchmark_runs_and_its_figures_hold(tmp_path):
     before = _digest(benchmarks)
     output = tmp_path / "search.json"
     result = subprocess.run(
-        [sys.executable, "-m", "bench.search", "--quick", "--json", str(output)],
+        [sys.executable, "-m", "tests.bench.search", "--quick", "--json", str(output)],
         cwd=BASE_DIR,
         capture_output=True,
         text=True,

@@ -6,7 +6,7 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
-from accounts import tokens
+from config.accounts import tokens
 from search.query_vector import cache_key
 from tests.search.chunks import ready_document
 

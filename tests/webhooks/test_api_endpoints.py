@@ -3,7 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.tokens import issue_token
+from config.accounts.tokens import issue_token
 from jobs.webhooks.models import (
     Delivery,
     DeliveryStatus,

@@ -1,3 +1,0 @@
-from bench.runner import main
-
-raise SystemExit(main())

@@ -1,0 +1,3 @@
+from tests.bench.runner import main
+
+raise SystemExit(main())

