@@ -4,6 +4,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 import dramatiq
@@ -147,3 +148,22 @@ def at_once(task: Callable[[], T], count: int = 2) -> list[T]:
     for thread in threads:
         thread.join()
     return results
+
+
+# Modules whose tests take seconds each (real worker processes, servers, fuzzing, the
+# benchmarks' smoke runs): `pytest -m "not slow"` leaves them out. Measured with
+# `pytest --durations`; a module joins when its tests pass a few seconds each.
+SLOW_MODULES: set[str] = set()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test `browser`, `chaos` and `slow` from where it lives and what it uses."""
+    tests_root = Path(__file__).parent
+    for item in items:
+        where = item.path.relative_to(tests_root).as_posix()
+        if "chromium_path" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+        if where.startswith("chaos/"):
+            item.add_marker(pytest.mark.chaos)
+        if {"browser", "chaos"} & set(item.keywords) or where in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
