@@ -86,14 +86,17 @@ class DocumentViewSet(viewsets.GenericViewSet):
         if self.action not in ADMITTED:
             super().initial(request, *args, **kwargs)
             return
-
-        def signed_in() -> int:
-            super(DocumentViewSet, self).initial(request, *args, **kwargs)
-            return signed_in_user(request).pk
-
         request.defer_csrf = True  # type: ignore[attr-defined]
-        admission.admit(signed_in=signed_in, quota=self.action == "create")
+        admission.admit(
+            signed_in=lambda: self._signed_in(request, *args, **kwargs),
+            quota=self.action == "create",
+        )
         enforce_deferred_csrf(request)
+
+    def _signed_in(self, request: Request, *args: object, **kwargs: object) -> int:
+        """DRF's own checks (authentication, permissions), run when admission asks."""
+        super().initial(request, *args, **kwargs)
+        return signed_in_user(request).pk
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, Refusal):

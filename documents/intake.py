@@ -73,7 +73,13 @@ def prepare(
         webhook_url = endpoints.upload_url(webhook_urls)
     except InvalidWebhookURL as exc:
         raise Refusal(http_status=400, code="invalid_webhook_url", detail=str(exc)) from None
-    return Upload(owner, files, webhook_url, reprocess, document_id)
+    return Upload(
+        owner=owner,
+        files=files,
+        webhook_url=webhook_url,
+        reprocess=reprocess,
+        document_id=document_id,
+    )
 
 
 def accept(upload: Upload) -> Outcome:
