@@ -4,11 +4,10 @@ import logging
 import uuid
 from collections.abc import Sequence
 
-from django.conf import settings
 from django.urls import reverse
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,26 +16,28 @@ from config.api_errors import Refused
 from config.auth import signed_in_user
 from config.pagination import NewestFirst
 from config.session_auth import enforce_deferred_csrf
-from documents import api_docs, quotas, services
-from documents.idempotency import fingerprint, idempotent
+from documents import admission, api_docs, intake, services
+from documents.idempotency import idempotent
 from documents.models import Document
+from documents.refusal import Refusal
 from documents.serializers import DocumentDetailOut, DocumentOut
-from documents.throttle import UploadThrottle
 from documents.uploads import GuardedUploadHandler, ReceivedFile, RejectedFile, display_name
-from jobs import admission
 from jobs.models import Job, JobStatus
-from jobs.webhooks.api import upload_webhook_url
 from search.models import Chunk
 
 log = logging.getLogger(__name__)
 
 
 UPLOADS = ("create", "versions")  # actions that take files: guarded before parsing
-# Actions that make jobs: throttled and admitted like an upload, before the body is read.
+# Actions that make jobs: admitted like an upload, before the body is read.
 ADMITTED = (*UPLOADS, "retry")
 
 
-def _refuse(refusal: admission.Refusal | quotas.OverQuota) -> Refused:
+def _api_error(refusal: Refusal) -> APIException:
+    if refusal.code == "throttled":
+        # DRF's own answer, as the API has always given it ("Request was throttled.
+        # Expected available in 37 seconds."): clients may read its words.
+        return Throttled(wait=refusal.retry_after)
     return Refused(
         status_code=refusal.http_status,
         code=refusal.code,
@@ -74,30 +75,33 @@ class DocumentViewSet(viewsets.GenericViewSet):
             return [MultiPartParser()]
         return super().get_parsers()
 
-    def get_throttles(self):  # noqa: ANN201
-        return [UploadThrottle()] if self.action in ADMITTED else []
-
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
-        """Uploads and retries are admitted before anything reads the body: the backlog
-        first (no user needed), then authentication with the session's CSRF check put off
-        (Django's reads the whole multipart body), the throttle, the user's in-flight
-        limit and quotas; only then the CSRF check. Our upload handler enforces the file
-        limits while the body streams in."""
-        admitted = self.action in ADMITTED
+        """Uploads and retries pass documents.admission before anything reads the body:
+        the backlog first, authentication (with the session's CSRF check put off, as
+        Django's reads the whole multipart body) only once admission asks who is asking;
+        the CSRF check once admitted. Our upload handler enforces the file limits while
+        the body streams in."""
         if self.action in UPLOADS:
             request._request.upload_handlers = [GuardedUploadHandler(request._request)]
-        if admitted:
-            if refusal := admission.check_service():
-                raise _refuse(refusal)
-            request.defer_csrf = True  # type: ignore[attr-defined]
+        if self.action not in ADMITTED:
+            super().initial(request, *args, **kwargs)
+            return
+        request.defer_csrf = True  # type: ignore[attr-defined]
+        admission.admit(
+            signed_in=lambda: self._signed_in(request, *args, **kwargs),
+            quota=self.action == "create",
+        )
+        enforce_deferred_csrf(request)
+
+    def _signed_in(self, request: Request, *args: object, **kwargs: object) -> int:
+        """DRF's own checks (authentication, permissions), run when admission asks."""
         super().initial(request, *args, **kwargs)
-        if admitted:
-            user_id = signed_in_user(request).pk
-            if refusal := admission.check_user(user_id=user_id):
-                raise _refuse(refusal)
-            if self.action == "create" and (over := quotas.check(user_id=user_id)):
-                raise _refuse(over)
-            enforce_deferred_csrf(request)
+        return signed_in_user(request).pk
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, Refusal):
+            exc = _api_error(exc)
+        return super().handle_exception(exc)
 
     # ------------------------------------------------------------------ reads
 
@@ -126,23 +130,23 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 code="no_file",
                 detail="Send one or more PDFs in the multipart field 'file'.",
             )
-        webhook_url = upload_webhook_url(request)
-        reprocess = request.query_params.get("reprocess", "").lower() in ("1", "true", "yes")
+        upload = intake.prepare(
+            owner=signed_in_user(request),
+            files=files,
+            webhook_urls=request.POST.getlist("webhook_url"),
+            reprocess=request.query_params.get("reprocess", "").lower() in ("1", "true", "yes"),
+        )
         key = request.headers.get("Idempotency-Key")
         if not key:
-            return self._accept(request, files, reprocess, webhook_url)
+            return _upload_answer(request, intake.accept(upload))
         if len(key) > 255:
             raise Refused(
                 status_code=400,
                 code="invalid_idempotency_key",
                 detail="Idempotency-Key must be at most 255 characters.",
             )
-        identity: list[object] = [reprocess, [_file_identity(f) for f in files]]
-        if webhook_url:  # appended only when given: earlier requests' fingerprints hold
-            identity.append(webhook_url)
-        print_ = fingerprint(identity)
         with idempotent(
-            owner_id=signed_in_user(request).pk, key=key, request_fingerprint=print_
+            owner_id=signed_in_user(request).pk, key=key, request_fingerprint=upload.fingerprint()
         ) as slot:
             if slot.mismatch:
                 raise Refused(
@@ -153,55 +157,9 @@ class DocumentViewSet(viewsets.GenericViewSet):
             if slot.replay is not None:
                 status_code, body = slot.replay
                 return Response(body, status=status_code, headers=_location(body))
-            response = self._accept(request, files, reprocess, webhook_url)
+            response = _upload_answer(request, intake.accept(upload))
             slot.remember(response.status_code, response.data)
             return response
-
-    def _accept(
-        self,
-        request: Request,
-        files: Sequence[ReceivedFile],
-        reprocess: bool,
-        webhook_url: str,
-    ) -> Response:
-        if any(_rejected_for(f, "too_many_files") for f in files):
-            limit = settings.INGEST_MAX_FILES_PER_REQUEST
-            raise Refused(
-                status_code=400,
-                code="too_many_files",
-                detail=f"At most {limit} files can be sent in one request; "
-                f"this one has {len(files)}. Nothing was stored.",
-            )
-        accepted_sizes = [f.size or 0 for f in files if not isinstance(f, RejectedFile)]
-        if accepted_sizes and (
-            over := quotas.check(
-                user_id=signed_in_user(request).pk,
-                new_documents=len(accepted_sizes),
-                new_bytes=sum(accepted_sizes),
-            )
-        ):
-            raise _refuse(over)
-        results, refusals = [], set()
-        for upload in files:
-            if isinstance(upload, RejectedFile):
-                results.append(_rejected_result(upload))
-                refusals.add(upload.rejection.http_status)
-                continue
-            accepted = services.create_upload(
-                owner=signed_in_user(request),
-                upload=upload,
-                reprocess=reprocess,
-                webhook_url=webhook_url,
-            )
-            results.append(_accepted_result(request, accepted))
-        body: dict[str, object] = {"results": results}
-        admission.note_admitted(
-            user_id=signed_in_user(request).pk, jobs=len(results) - len(refusals)
-        )
-        if len(refusals) < len(results) or not refusals:
-            return Response(body, status=status.HTTP_202_ACCEPTED, headers=_location(body))
-        body.update(code="rejected", detail="No file was accepted; see each file's error.")
-        return Response(body, status=refusals.pop() if len(refusals) == 1 else 400)
 
     @api_docs.delete
     def destroy(self, request: Request, pk: uuid.UUID) -> Response:
@@ -215,11 +173,10 @@ class DocumentViewSet(viewsets.GenericViewSet):
         document = self.get_object()
         try:
             job = services.retry_document(
-                document_id=document.id, owner_id=signed_in_user(request).pk
+                document_id=document.id, owner_id=signed_in_user(request).pk, admitted=True
             )
         except services.NotRetryable as exc:
             raise Refused(status_code=409, code="not_retryable", detail=str(exc)) from exc
-        admission.note_admitted(user_id=signed_in_user(request).pk, jobs=1)
         result = _accepted_result(request, services.Accepted(document=document, job=job))
         return Response(
             result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
@@ -236,23 +193,38 @@ class DocumentViewSet(viewsets.GenericViewSet):
             raise Refused(
                 status_code=400, code="one_file", detail="Send exactly one PDF in the field 'file'."
             )
-        [upload] = files
-        webhook_url = upload_webhook_url(request)
-        if isinstance(upload, RejectedFile):
-            body = {
-                "code": upload.rejection.code,
-                "detail": upload.rejection.detail,
-                "results": [_rejected_result(upload)],
-            }
-            return Response(body, status=upload.rejection.http_status)
-        accepted = services.add_version(
-            document_id=pk, owner=signed_in_user(request), upload=upload, webhook_url=webhook_url
+        upload = intake.prepare(
+            owner=signed_in_user(request),
+            files=files,
+            webhook_urls=request.POST.getlist("webhook_url"),
+            document_id=pk,
         )
-        result = _accepted_result(request, accepted)
-        result["version"] = accepted.document.version
+        [outcome] = intake.accept(upload).results
+        if isinstance(outcome, RejectedFile):
+            body = {
+                "code": outcome.rejection.code,
+                "detail": outcome.rejection.detail,
+                "results": [_rejected_result(outcome)],
+            }
+            return Response(body, status=outcome.rejection.http_status)
+        result = _accepted_result(request, outcome)
+        result["version"] = outcome.document.version
         return Response(
             result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
         )
+
+
+def _upload_answer(request: Request, outcome: intake.Outcome) -> Response:
+    """202 with each file's result when one was accepted; else the refusal's status."""
+    results = [
+        _rejected_result(r) if isinstance(r, RejectedFile) else _accepted_result(request, r)
+        for r in outcome.results
+    ]
+    body: dict[str, object] = {"results": results}
+    if outcome.refused_status is None:
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers=_location(body))
+    body.update(code="rejected", detail="No file was accepted; see each file's error.")
+    return Response(body, status=outcome.refused_status)
 
 
 def _refuse_file_as_text(request: Request) -> None:
@@ -265,16 +237,6 @@ def _refuse_file_as_text(request: Request) -> None:
             detail="The field 'file' holds text, not a file: send it as a file part "
             "(curl -F file=@report.pdf).",
         )
-
-
-def _file_identity(upload: ReceivedFile) -> list[str | None]:
-    if isinstance(upload, RejectedFile):
-        return [upload.name, upload.rejection.code]
-    return [upload.name, services.sha256_of(upload)]
-
-
-def _rejected_for(upload: object, code: str) -> bool:
-    return isinstance(upload, RejectedFile) and upload.rejection.code == code
 
 
 def _rejected_result(upload: RejectedFile) -> dict:

@@ -7,9 +7,7 @@ every state change is a POST under Django's CSRF protection.
 
 from __future__ import annotations
 
-import math
 import uuid
-from typing import cast
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -20,14 +18,12 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 from django_htmx.middleware import HtmxDetails
-from rest_framework.request import Request
 
-from config import humanize
 from config.auth import signed_in_user
 from documents import rows, services
 from documents.models import Document
-from documents.throttle import UploadThrottle
-from jobs import admission, failures
+from documents.refusal import Refusal
+from jobs import failures
 from jobs.models import JobAttempt, JobStatus
 from search import pages as search_pages
 from search import passage as passages
@@ -126,42 +122,27 @@ def row(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
 @login_required
 @require_POST
 def retry(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
-    """A fresh job for a failed document, admitted as an upload is (the API's retry and
-    uploads pass the same checks): refused with 503 or 429, Retry-After and a notice when
-    the service is past its backlog, the user has too much in flight, or retries too fast.
-    A document that cannot be retried gets its row back as it is now, and a notice."""
+    """A fresh job for a failed document, admitted as an upload is (documents.admission):
+    refused with 503 or 429, Retry-After and a notice when the service is past its
+    backlog, the user retries too fast or has too much in flight. A document that cannot
+    be retried gets its row back as it is now, and a notice saying why."""
     document = _owned(request, document_id)
-    user_id = signed_in_user(request).pk
-    if reason := services.retry_refusal(document.current_job):
-        return _row(request, document_id, notice=reason)
-    if refusal := _admission_refusal(request, user_id):
-        return _refused(refusal)
     try:
-        services.retry_document(document_id=document.id, owner_id=user_id)
+        services.retry_document(
+            document_id=document.id, owner_id=signed_in_user(request).pk, admitted=False
+        )
     except services.NotRetryable as exc:
         return _row(request, document_id, notice=str(exc))
-    admission.note_admitted(user_id=user_id, jobs=1)
+    except Refusal as refusal:
+        return _refused(refusal)
     return _row(request, document_id)
 
 
-def _admission_refusal(request: HttpRequest, user_id: int) -> admission.Refusal | None:
-    """The upload's admission checks, in the API's order: the service's backlog, the
-    user's request rate (documents.throttle), then the user's jobs in flight."""
-    if refusal := admission.check_service():
-        return refusal
-    throttle = UploadThrottle()
-    # The throttle reads only request.user, which a page's request has as DRF's does.
-    if not throttle.allow_request(cast(Request, request), None):
-        wait = max(1, math.ceil(throttle.wait()))
-        detail = f"You have sent a lot at once; try again in {humanize.duration(wait)}."
-        return admission.Refusal(429, "throttled", detail, wait)
-    return admission.check_user(user_id=user_id)
-
-
-def _refused(refusal: admission.Refusal) -> HttpResponse:
+def _refused(refusal: Refusal) -> HttpResponse:
     """An htmx answer that swaps nothing: the status, Retry-After, and the notice."""
     response = HttpResponse(refusal.detail, status=refusal.http_status, content_type="text/plain")
-    response["Retry-After"] = str(refusal.retry_after)
+    if refusal.retry_after is not None:
+        response["Retry-After"] = str(refusal.retry_after)
     trigger_client_event(response, "notice", refusal.detail)  # type: ignore[arg-type]
     return response
 

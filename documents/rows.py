@@ -12,9 +12,9 @@ from datetime import timedelta
 from django.db.models import QuerySet
 
 from config import humanize
-from documents import services
+from documents import admission, services
 from documents.models import Document
-from jobs import admission, failures
+from jobs import failures
 from jobs.models import Job, JobStatus
 
 ROW_FIELDS = ("current_job",)
@@ -47,8 +47,8 @@ class Row:
     @property
     def can_retry(self) -> bool:
         """A failed job, unless its cause is in the file and still holds
-        (documents.services.retry_refusal)."""
-        return self.status == JobStatus.FAILED and services.retry_refusal(self.job) is None
+        (documents.services.retry_refusal, which the retry itself asks)."""
+        return services.retry_refusal(self.job) is None
 
     @property
     def reason(self) -> str:

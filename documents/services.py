@@ -19,6 +19,7 @@ from django.db import (
     transaction,
 )
 
+from documents import admission
 from documents.insert import insert_document_with_job
 from documents.models import Document
 from documents.uploads import display_name
@@ -37,7 +38,7 @@ class Accepted:
 
 
 class NotRetryable(Exception):
-    """Only a document whose current job failed can be retried."""
+    """The document may not be retried; the message says why (retry_refusal)."""
 
 
 def storage_key(*, owner_id: int, document_id: uuid.UUID, version: int) -> str:
@@ -175,12 +176,15 @@ def _twin(document: Document, sha256: str) -> Document | None:
     )
 
 
-def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
+def retry_document(*, document_id: uuid.UUID, owner_id: int, admitted: bool) -> Job:
     """Give a failed document a fresh attempt: a new queued job, sent after commit.
 
-    Raises Document.DoesNotExist for another owner's document and NotRetryable when the
-    current job has not failed, or failed for a cause in the file that still holds
-    (retry_refusal). Locks the document row, so two retries make one job.
+    Locks the document row, so two retries make one job. Raises Document.DoesNotExist for
+    another owner's document and NotRetryable when retry_refusal says why it may not be
+    retried (this is where that is decided). A caller that has not `admitted` the request
+    yet (the page) has it pass documents.admission here, once the document is known to be
+    retryable: a document that cannot be is answered so even while the service is busy,
+    and a refusal (Refusal) leaves the document as it was.
     """
     with transaction.atomic():
         document = (
@@ -189,13 +193,15 @@ def retry_document(*, document_id: uuid.UUID, owner_id: int) -> Job:
             .get(id=document_id, owner_id=owner_id)
         )
         current = document.current_job
-        if current is None or current.status != JobStatus.FAILED:
-            state = current.status if current else "without a job"
-            raise NotRetryable(f"Only a failed document can be retried; this one is {state}.")
         if refusal := retry_refusal(current):
             raise NotRetryable(refusal)
+        assert current is not None  # retry_refusal refuses a document without a job
+        if not admitted:
+            admission.admit(signed_in=lambda: owner_id)
         # The retry tells the failed upload's own webhook, if it had one, how it ends.
-        return _queue_new_job(document, webhook_url=current.webhook_url)
+        job = _queue_new_job(document, webhook_url=current.webhook_url)
+    admission.note_admitted(user_id=owner_id, jobs=1)
+    return job
 
 
 # Failures whose cause is the file's bytes: the same bytes fail the same way, so a retry
@@ -207,17 +213,19 @@ _PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")
 
 
 def retry_refusal(job: Job | None) -> str | None:
-    """Why retrying this failed job would fail the same way, or None when it may be tried.
+    """Why the document whose current job is `job` may not be retried, or None when it may.
 
-    `not_a_pdf`, `encrypted`, `corrupt` and `no_text` are the file's own: no setting
-    changes how they end (there is no OCR to switch on, and a damaged or locked file stays
-    so). `too_many_pages` is the file against INGEST_MAX_PAGES: it may be retried once the
-    limit is at least the file's page count, read from the failure's detail. Every other
-    failure (the embedding service, workers, time) may be retried. Staff can still retry
+    Only a failed job is retried. `not_a_pdf`, `encrypted`, `corrupt` and `no_text` are the
+    file's own: no setting changes how they end (there is no OCR to switch on, and a
+    damaged or locked file stays so). `too_many_pages` is the file against
+    INGEST_MAX_PAGES: it may be retried once the limit is at least the file's page count,
+    read from the failure's detail. Every other failure (the embedding service, workers,
+    time) may be retried. Staff can still retry
     any failed job from the admin's dead-letter console.
     """
     if job is None or job.status != JobStatus.FAILED:
-        return None
+        state = job.status if job else "without a job"
+        return f"Only a failed document can be retried; this one is {state}."
     code = job.error_code
     if code in FILE_FAILURES:
         return (

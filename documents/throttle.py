@@ -1,4 +1,5 @@
-"""The per-user upload throttle: a fixed-window counter in Redis, one round trip a request.
+"""The per-user upload throttle: a fixed-window counter in Redis, one round trip a request
+(documents.admission asks it, after the backlog and before the user's jobs in flight).
 
 DRF's own throttles keep a pickled list of timestamps per user in the cache, read and
 rewritten on every request; a counter (INCR + EXPIRE in one pipeline) is several times
@@ -12,8 +13,7 @@ from typing import cast
 
 import redis
 from django.conf import settings
-from rest_framework.request import Request
-from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+from rest_framework.throttling import SimpleRateThrottle
 
 log = logging.getLogger(__name__)
 
@@ -36,28 +36,24 @@ def _parse_rate(rate: str) -> tuple[int, int]:
     return allowed, period
 
 
-class UploadThrottle(BaseThrottle):
-    """At most INGEST_UPLOAD_THROTTLE_RATE upload requests per user ("120/min")."""
-
-    def allow_request(self, request: Request, view: object) -> bool:
-        allowed, period = _parse_rate(settings.INGEST_UPLOAD_THROTTLE_RATE)
-        now = time.time()
-        window = int(now // period)
-        self.wait_seconds = period - (now % period)
-        key = f"ingest:throttle:uploads:{request.user.pk}:{window}"
-        try:
-            # One round trip: a pipeline buffers its commands until execute(). Without
-            # MULTI/EXEC (two more commands to send and parse): should the EXPIRE be lost,
-            # the key of a past window is only left without a TTL, never wrongly counted.
-            pipe = _client(settings.REDIS_URL).pipeline(transaction=False)
-            pipe.incr(key)
-            pipe.expire(key, period + 1)
-            count, _ = pipe.execute()
-        except redis.RedisError:
-            # An outage must not stop uploads; the database-backed admission still guards.
-            log.warning("upload throttle unavailable; letting the request through", exc_info=True)
-            return True
-        return count <= allowed
-
-    def wait(self) -> float:
-        return self.wait_seconds
+def count_request(*, user_id: int) -> float | None:
+    """Count one upload request (or retry) of the user's against INGEST_UPLOAD_THROTTLE_RATE
+    ("120/min"): None while within it, else the seconds until the next window lets one in.
+    Costs one Redis round trip; while Redis is down every request is let through."""
+    allowed, period = _parse_rate(settings.INGEST_UPLOAD_THROTTLE_RATE)
+    now = time.time()
+    window = int(now // period)
+    key = f"ingest:throttle:uploads:{user_id}:{window}"
+    try:
+        # One round trip: a pipeline buffers its commands until execute(). Without
+        # MULTI/EXEC (two more commands to send and parse): should the EXPIRE be lost,
+        # the key of a past window is only left without a TTL, never wrongly counted.
+        pipe = _client(settings.REDIS_URL).pipeline(transaction=False)
+        pipe.incr(key)
+        pipe.expire(key, period + 1)
+        count, _ = pipe.execute()
+    except redis.RedisError:
+        # An outage must not stop uploads; the database-backed admission still guards.
+        log.warning("upload throttle unavailable; letting the request through", exc_info=True)
+        return None
+    return None if count <= allowed else period - (now % period)

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from config.api_errors import Refused
 from config.auth import signed_in_user
 from config.pagination import NewestFirst
-from jobs.webhooks import addresses, api_docs, endpoints
+from jobs.webhooks import api_docs, endpoints
 from jobs.webhooks.addresses import InvalidWebhookURL
 from jobs.webhooks.models import Endpoint
 from jobs.webhooks.serializers import (
@@ -25,28 +25,6 @@ from jobs.webhooks.serializers import (
 
 def invalid_url(exc: InvalidWebhookURL) -> Refused:
     return Refused(status_code=400, code="invalid_webhook_url", detail=str(exc))
-
-
-def upload_webhook_url(request: Request) -> str:
-    """An upload's form field `webhook_url` (documents.api), checked, or "" when not given.
-
-    Read from the parsed form, so it is found wherever it sits among the file parts. By
-    then the files are spooled (to memory or temporary files) but nothing is stored:
-    documents.services stores, after this check."""
-    given = request.POST.getlist("webhook_url")
-    if len(given) > 1:
-        raise Refused(
-            status_code=400,
-            code="invalid_webhook_url",
-            detail="Send at most one webhook_url per request.",
-        )
-    url = given[0].strip() if given else ""
-    if url:
-        try:
-            addresses.check(url)
-        except InvalidWebhookURL as exc:
-            raise invalid_url(exc) from None
-    return url
 
 
 class EndpointViewSet(

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from jobs.models import Job
 from jobs.webhooks import addresses
+from jobs.webhooks.addresses import InvalidWebhookURL
 from jobs.webhooks.models import (
     Delivery,
     DeliveryStatus,
@@ -43,6 +44,18 @@ def checked_events(events: Sequence[str] | None) -> list[str]:
     if not events:
         raise InvalidEvents(f"events may not be empty: name one or more of {', '.join(known)}.")
     return [name for name in known if name in events]
+
+
+def upload_url(given: Sequence[str]) -> str:
+    """An upload's own webhook URL from the values of its form field `webhook_url`, checked
+    (addresses.check), or "" when none was given; InvalidWebhookURL for more than one value
+    or one a webhook may not be sent to."""
+    if len(given) > 1:
+        raise InvalidWebhookURL("Send at most one webhook_url per request.")
+    url = given[0].strip() if given else ""
+    if url:
+        addresses.check(url)
+    return url
 
 
 def create(*, owner: User, url: str, events: Sequence[str] | None = None) -> Endpoint:

@@ -15,8 +15,8 @@ from django.db import close_old_connections
 from django.test import Client
 
 from config.accounts.tokens import issue_token
+from documents import admission
 from documents.models import Document
-from jobs import admission
 from jobs.models import Job, JobStatus
 from tests.factories import make_document, make_pdf
 

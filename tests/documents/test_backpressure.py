@@ -7,8 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from documents import admission
 from documents.models import Document
-from jobs import admission
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload
 from tests.factories import make_document, make_pdf

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.test import Client
 
-from jobs import admission
+from documents import admission
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import make_document, make_pdf
