@@ -270,17 +270,18 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-# Where no embedded Redis was ever started: port 0, which refuses every connection (never
-# the machine's own Redis on 6379).
-NOT_STARTED_REDIS_URL = "redis://127.0.0.1:0/0"
-
-
 def redis_url(workdir: Path) -> str:
     """URL of the checkout's embedded Redis; starts nothing. The port `start` chose and
-    keeps in workdir/port (whether or not the server answers now), else one that refuses
-    every connection until `start` has run."""
-    port = _kept_port(workdir.resolve())
-    return f"redis://127.0.0.1:{port}/0" if port else NOT_STARTED_REDIS_URL
+    keeps in workdir/port (whether or not the server answers now); before the first
+    start, a socket path in workdir that nothing listens on, so a client fails there
+    (a port would not do: redis-py reads port 0 as "the default", the machine's 6379)."""
+    workdir = workdir.resolve()
+    port = _kept_port(workdir)
+    return f"redis://127.0.0.1:{port}/0" if port else not_started_redis_url(workdir)
+
+
+def not_started_redis_url(workdir: Path) -> str:
+    return f"unix://{workdir / 'not-started.sock'}?db=0"
 
 
 def running_redis_url(workdir: Path) -> str | None:

@@ -69,7 +69,7 @@ def test_importing_the_settings_with_nothing_running_starts_no_process_and_write
     assert processes_on(data_dir.parent) == []
     database_url, redis_url = shown.stdout.split()
     assert "ingest" in database_url  # where the embedded Postgres will listen, in var/pg
-    assert redis_url == "redis://127.0.0.1:0/0", "a port that refuses, never 6379"
+    assert redis_url == f"unix://{data_dir / 'redis' / 'not-started.sock'}?db=0", "never 6379"
 
 
 def test_manage_py_check_with_no_services_answers_promptly_and_starts_none(data_dir):
