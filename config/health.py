@@ -10,13 +10,11 @@ import redis
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+
+from config import redis_clients
 
 TIMEOUT_SECONDS = 1
 POOL_SIZE = 2
-
-_redis: redis.Redis | None = None
 
 
 def _database_ok() -> bool:
@@ -30,21 +28,17 @@ def _database_ok() -> bool:
 
 def redis_client() -> redis.Redis:
     """This process's client for the check (made on first use, when settings are read)."""
-    global _redis
-    if _redis is None:
-        pool = redis.BlockingConnectionPool.from_url(
-            settings.REDIS_URL,
-            max_connections=POOL_SIZE,
-            timeout=TIMEOUT_SECONDS,
-            socket_timeout=TIMEOUT_SECONDS,
-            socket_connect_timeout=TIMEOUT_SECONDS,
-            # One retry, at once: a pooled connection that a Redis restart cut fails
-            # once, and the retry reconnects. redis-py's default (three, with backoff)
-            # would keep a probe of a Redis that is down waiting for seconds.
-            retry=Retry(NoBackoff(), 1),
-        )
-        _redis = redis.Redis(connection_pool=pool)
-    return _redis
+    return redis_clients.client(
+        settings.REDIS_URL,
+        connect_timeout=TIMEOUT_SECONDS,
+        timeout=TIMEOUT_SECONDS,
+        max_connections=POOL_SIZE,
+        pool_timeout=TIMEOUT_SECONDS,
+        # One retry, at once: a pooled connection that a Redis restart cut fails once,
+        # and the retry reconnects. redis-py's default (three, with backoff) would keep
+        # a probe of a Redis that is down waiting for seconds.
+        retries=1,
+    )
 
 
 def _redis_ok() -> bool:

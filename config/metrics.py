@@ -10,7 +10,15 @@ These names and labels are a contract with dashboards and alert rules (README,
 "Operations"): add new ones freely, never rename.
 """
 
+import os
+from pathlib import Path
+
 from prometheus_client import Counter, Histogram
+
+# prometheus_client opens this process's files in the directory as each metric is made,
+# below: it must exist first (the settings only name it; loading them writes nothing).
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
 
 # Seconds, from a few milliseconds (an upload's answer) to an hour (a long queue wait).
 _FAST = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)

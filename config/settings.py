@@ -1,20 +1,20 @@
 """Settings, read from the environment in this one place.
 
-Nothing set gives a working service on this machine: a private Postgres with
-pgvector and a private Redis under var/, started on demand (config/embedded.py).
-Every variable is listed in the README's configuration table.
+Loading them starts nothing and writes nothing. Nothing set gives a working service on
+this machine once `manage.py embedded start` (the first step of `make run`) has started a
+private Postgres with pgvector and a private Redis under var/ (config/embedded.py): the
+settings point at where those listen. Every variable is listed in the README's
+configuration table.
 """
 
-import contextlib
 import os
 import secrets
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
-from config import embedded
+from config import embedded, secret_key
 from config.env import (
     ConfigurationError,
     env_bool,
@@ -29,31 +29,12 @@ from config.env import (
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("INGEST_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 
-
-def _secret_key() -> str:
-    """DJANGO_SECRET_KEY, or a random key kept in var/ so sessions survive restarts."""
-    configured = env_str("DJANGO_SECRET_KEY")
-    if configured:
-        return configured
-    path = DATA_DIR / "secret_key"
-    if not path.exists():
-        DATA_DIR.mkdir(parents=True, exist_ok=True)
-        # Written whole to a private file (0600 from its creation), then linked into
-        # place: the link fails when another process got there first, so processes that
-        # start at once all read one key, and none reads a half-written one.
-        draft = DATA_DIR / f".secret_key.{os.getpid()}.{secrets.token_hex(8)}"
-        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(descriptor, "w") as file:
-                file.write(secrets.token_urlsafe(50))
-            with contextlib.suppress(FileExistsError):  # another process's key: keep it
-                os.link(draft, path)
-        finally:
-            draft.unlink()
-    return path.read_text().strip()
-
-
-SECRET_KEY = _secret_key()
+# DJANGO_SECRET_KEY, else the key `make run` keeps in var/ (config/secret_key.py), else
+# one of this process's own, for a command run before anything was started there
+# (`check`, `embedded status`): nothing it signs outlives the process.
+SECRET_KEY = (
+    env_str("DJANGO_SECRET_KEY") or secret_key.stored(DATA_DIR) or secrets.token_urlsafe(50)
+)
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
@@ -141,15 +122,10 @@ TEMPLATES = [
 
 # --------------------------------------------------------------------------- services
 
-# `manage.py embedded status|stop` look at the embedded services: loading the settings
-# must not start them first (URLs that nothing connects to instead).
-_LOOK_ONLY = sys.argv[1:2] == ["embedded"] and bool({"status", "stop"} & set(sys.argv[2:]))
-DATABASE_URL = env_str("DATABASE_URL") or (
-    "postgresql:///not-started" if _LOOK_ONLY else embedded.postgres_url(DATA_DIR / "pg")
-)
-REDIS_URL = env_str("REDIS_URL") or (
-    "redis://not-started" if _LOOK_ONLY else embedded.redis_url(DATA_DIR / "redis")
-)
+# Unset: where the embedded services listen (or will, once `manage.py embedded start` has
+# run); working that out reads their files under var/ and starts nothing.
+DATABASE_URL = env_str("DATABASE_URL") or embedded.postgres_url(DATA_DIR / "pg")
+REDIS_URL = env_str("REDIS_URL") or embedded.redis_url(DATA_DIR / "redis")
 
 DATABASES = {
     "default": dj_database_url.parse(
@@ -265,8 +241,8 @@ STORAGES = {
 # Uploads larger than this go to a temporary file instead of memory; on the same disk as
 # MEDIA_ROOT by default, so storing it is a rename, not a copy.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# Made as Django starts (documents/apps.py), not here.
 FILE_UPLOAD_TEMP_DIR = env_str("INGEST_UPLOAD_TEMP_DIR", str(DATA_DIR / "tmp"))
-Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 
 # --------------------------------------------------------------------------- API
 
@@ -461,9 +437,8 @@ if INGEST_CHUNK_OVERLAP >= INGEST_CHUNK_SIZE:
 # Prometheus' multiprocess mode: every web, websocket and worker process writes its
 # counters to files here and /metrics adds them up. `make run` clears it at start
 # (manage.py clear_metrics); it must be set before prometheus_client is first imported,
-# which nothing does before the settings load.
+# which nothing does before the settings load. config/metrics.py makes the directory.
 PROMETHEUS_MULTIPROC_DIR = Path(env_str("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "prometheus")))
-PROMETHEUS_MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
 # Who may read /metrics besides loopback: these networks, or a bearer token.
 INGEST_METRICS_ALLOW_CIDRS = env_networks("INGEST_METRICS_ALLOW_CIDRS")

@@ -13,10 +13,11 @@ and the page polls while its socket is down.
 
 import logging
 import math
-from functools import lru_cache
 
 import redis
 from django.conf import settings
+
+from config import redis_clients
 
 log = logging.getLogger(__name__)
 
@@ -35,9 +36,8 @@ return 1
 """
 
 
-@lru_cache(maxsize=4)
 def _client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+    return redis_clients.client(url, connect_timeout=1, timeout=1)
 
 
 def _key(user_id: int) -> str:

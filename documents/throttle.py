@@ -8,19 +8,19 @@ cheaper on the upload path and shared by every web process the same way.
 
 import logging
 import time
-from functools import lru_cache
 from typing import cast
 
 import redis
 from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from config import redis_clients
+
 log = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=4)
 def _client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+    return redis_clients.client(url, connect_timeout=1, timeout=1)
 
 
 def _parse_rate(rate: str) -> tuple[int, int]:

@@ -10,7 +10,6 @@ paced.
 Any failure raises QueryEmbeddingFailed; the caller answers from text alone.
 """
 
-import functools
 import hashlib
 import logging
 import struct
@@ -19,6 +18,7 @@ import time
 import redis
 from django.conf import settings
 
+from config import redis_clients
 from search.embedding import hashing_embed, openai_provider
 from search.pipeline.errors import PipelineError
 
@@ -29,9 +29,8 @@ class QueryEmbeddingFailed(Exception):
     """The query could not be embedded now (provider, rate limit, Redis, configuration)."""
 
 
-@functools.lru_cache(maxsize=4)
 def _redis(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+    return redis_clients.client(url, connect_timeout=1, timeout=1)
 
 
 def cache_key(text: str) -> str:

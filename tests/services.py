@@ -1,4 +1,4 @@
-"""A pytest plugin that gives the test run its own Postgres and Redis.
+"""A pytest plugin that gives the test run its own Postgres and Redis (tests.harness).
 
 It runs before pytest-django loads the settings, so DATABASE_URL, REDIS_URL and
 INGEST_DATA_DIR point at private instances in a temporary directory: the suite never
@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from config import embedded
+from tests.harness import services as harness
 
-_state: dict[str, object] = {}
+_running: list[harness.PrivateServices] = []
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -28,30 +29,27 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
 
 def _start_services() -> None:
-    root = Path(tempfile.mkdtemp(prefix="ingest-tests-"))
-    server = embedded.start_postgres(root / "pg", cleanup_mode="stop")
-    redis = embedded.RedisServer(root / "redis").start()
-    _state.update(root=root, postgres=server, redis=redis)
+    services = harness.start(Path(tempfile.mkdtemp(prefix="ingest-tests-")))
+    _running.append(services)
     atexit.register(_stop_services)
     os.environ.update(
-        INGEST_TEST_ROOT=str(root),
-        DATABASE_URL=_url_for(server),
-        REDIS_URL=redis.url,
-        INGEST_DATA_DIR=str(root / "data"),
+        services.variables,
+        INGEST_TEST_ROOT=str(services.root),
         DJANGO_SECRET_KEY="tests-only-secret",
         # Never the paid API because someone has a key in their shell.
         INGEST_EMBED_PROVIDER="hashing",
     )
 
 
-def _url_for(server: object) -> str:
-    info = server.get_postmaster_info()  # type: ignore[attr-defined]
-    return embedded.socket_url(str(info.socket_dir), info.port, "postgres")
+def _services() -> harness.PrivateServices:
+    return _running[0]
 
 
 def redis_server() -> embedded.RedisServer:
     """The run's private Redis, for tests that stop or restart it."""
-    return _state["redis"]  # type: ignore[return-value]
+    redis = _services().redis
+    assert redis is not None  # running until the run ends
+    return redis
 
 
 @contextlib.contextmanager
@@ -61,13 +59,10 @@ def postgres_stopped() -> Iterator[None]:
     the block ends every open transaction."""
     from django.db import connection  # settings are loaded by the time tests run
 
-    server = _state["postgres"]
-    pgdata = server.pgdata  # type: ignore[attr-defined]
-    embedded.stop_postgres(pgdata)
     try:
-        yield
+        with _services().postgres_stopped():
+            yield
     finally:
-        server.ensure_postgres_running()  # type: ignore[attr-defined]
         connection.close()  # this thread's connection died with the server
 
 
@@ -76,7 +71,7 @@ def restart_postgres() -> None:
     again on the same socket when this returns."""
     from django.db import connection
 
-    embedded.restart_postgres(_state["postgres"].pgdata)  # type: ignore[attr-defined]
+    _services().restart_postgres()
     connection.close()  # this thread's connection died with the old server
 
 
@@ -87,12 +82,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def _stop_services() -> None:
     """Stop what _start_services started; safe to call twice (atexit covers a run that
     fails before pytest_unconfigure)."""
-    redis = _state.pop("redis", None)
-    if redis is not None:
-        redis.stop()
-    server = _state.pop("postgres", None)
-    if server is not None:
-        server.cleanup()
-    root = _state.pop("root", None)
-    if root is not None and not os.environ.get("INGEST_KEEP_TEST_ROOT"):
-        shutil.rmtree(root, ignore_errors=True)
+    while _running:
+        services = _running.pop()
+        services.stop()
+        if not os.environ.get("INGEST_KEEP_TEST_ROOT"):
+            shutil.rmtree(services.root, ignore_errors=True)

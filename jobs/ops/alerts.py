@@ -18,13 +18,12 @@ import uuid
 from collections.abc import Callable
 from typing import ParamSpec
 
-import redis
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
 from redis.commands.core import Script
 
-from config import humanize
+from config import humanize, redis_clients
 from jobs.models import Job, JobStatus
 from jobs.ops.scaling import LaneNow, lanes_now
 from jobs.queue import enqueue_by_name
@@ -213,8 +212,7 @@ def _keys(kind: str) -> list[str]:
 @functools.lru_cache(maxsize=4)
 def _script(url: str) -> Script:
     # Short timeouts: a Redis that hangs costs the caller a second, not a job.
-    client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
-    return client.register_script(_THROTTLE)
+    return redis_clients.client(url, connect_timeout=1, timeout=1).register_script(_THROTTLE)
 
 
 def _throttle(kind: str, *, event: bool) -> int | None:

@@ -76,10 +76,10 @@ class SigningSecretView(APIView):
 
     @api_docs.signing_secret
     def get(self, request: Request) -> Response:
-        found = endpoints.signing_secret(signed_in_user(request))
+        found = endpoints.signing_secret(owner_id=signed_in_user(request).pk)
         return Response(SigningSecretOut(found).data)
 
     @api_docs.rotate_signing_secret
     def post(self, request: Request) -> Response:
-        rotated = endpoints.rotate_signing_secret(signed_in_user(request))
+        rotated = endpoints.rotate_signing_secret(owner_id=signed_in_user(request).pk)
         return Response(SigningSecretOut(rotated).data)

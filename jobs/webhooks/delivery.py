@@ -22,14 +22,8 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from jobs.reconnect import when_database_answers
-from jobs.webhooks import addresses, client, dispatch, signing
-from jobs.webhooks.models import (
-    Delivery,
-    DeliveryAttempt,
-    DeliveryStatus,
-    Endpoint,
-    SigningSecret,
-)
+from jobs.webhooks import addresses, client, dispatch, endpoints, signing
+from jobs.webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Endpoint
 
 log = logging.getLogger(__name__)
 
@@ -151,12 +145,10 @@ def _claim(delivery_id: int) -> Claim | None:
 
 
 def _secret(delivery: Delivery) -> str:
-    """An endpoint's own secret; for an upload's own URL, the owner's signing secret
-    (made on first use, as GET /api/webhooks/signing-secret/ would)."""
+    """An endpoint's own secret; for an upload's own URL, the owner's signing secret."""
     if delivery.endpoint is not None:
         return delivery.endpoint.secret
-    owned, _ = SigningSecret.objects.get_or_create(owner_id=delivery.event.owner_id)
-    return owned.secret
+    return endpoints.signing_secret(owner_id=delivery.event.owner_id).secret
 
 
 def _waiting_behind(delivery: Delivery) -> bool:

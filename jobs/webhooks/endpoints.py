@@ -100,16 +100,18 @@ def of_deleted_endpoints(delivery_ids: Iterable[int]) -> set[int]:
     return {delivery_id for delivery_id, url, job_id in orphans if own.get(job_id) != url}
 
 
-def signing_secret(owner: User) -> SigningSecret:
-    """The owner's signing secret, created on first use. (get_or_create inserts in a
-    savepoint and reads the row back when a concurrent first use won: one secret.)"""
-    found, _ = SigningSecret.objects.get_or_create(owner=owner)
+def signing_secret(*, owner_id: int) -> SigningSecret:
+    """The owner's signing secret, created on first use: by GET /api/webhooks/signing-secret/
+    or by the first delivery to one of their uploads' own URLs, whichever comes first.
+    (get_or_create inserts in a savepoint and reads the row back when a concurrent first
+    use won: one secret.)"""
+    found, _ = SigningSecret.objects.get_or_create(owner_id=owner_id)
     return found
 
 
-def rotate_signing_secret(owner: User) -> SigningSecret:
+def rotate_signing_secret(*, owner_id: int) -> SigningSecret:
     """A new secret replaces the old one at once: deliveries signed from now on use it."""
-    current = signing_secret(owner)
+    current = signing_secret(owner_id=owner_id)
     current.secret, current.rotated_at = new_secret(), timezone.now()
     current.save(update_fields=["secret", "rotated_at"])
     return current

@@ -3,6 +3,7 @@ should hear of it, in the same transaction. Nothing is sent here; the ids go to 
 deliverer after commit (dispatch.py), and the sweeper sends what that missed."""
 
 from collections.abc import Mapping
+from typing import TypedDict
 
 from django.conf import settings
 from django.db.models import Q
@@ -21,30 +22,53 @@ EVENT_TYPES: dict[str, EventType] = {
 }
 
 
+class JobEventData(TypedDict):
+    document_id: str
+    job_id: str
+    version: int
+    filename: str
+    status: str  # succeeded | failed
+    pages: int | None  # None until the PDF was read
+    chunks: int  # 0 for a failure
+    error: dict[str, str] | None  # {"code", "detail"} of a failure, as the API shows it
+    status_url: str
+
+
+class JobEventBody(TypedDict):
+    """What every delivery of a document.succeeded / document.failed event sends (README,
+    "Webhooks"): a contract with receivers. Stored as the event's payload and sent as
+    signing.body makes it (keys sorted), the same bytes on every redelivery."""
+
+    type: str
+    id: str  # also the webhook-id header
+    created_at: str  # ISO 8601, UTC, with a Z
+    data: JobEventData
+
+
 def status_url(job: Job) -> str:
     path = reverse("job-detail", kwargs={"job_id": job.id})
     return f"{settings.INGEST_PUBLIC_URL}{path}"
 
 
-def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -> dict:
+def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -> JobEventBody:
     failed = status == JobStatus.FAILED
-    return {
-        "type": event.type,
-        "id": event.id,
-        "created_at": event.created_at.isoformat().replace("+00:00", "Z"),
-        "data": {
-            "document_id": str(job.document_id),
-            "job_id": str(job.id),
-            "version": job.version,
-            "filename": found["filename"],
-            "status": status,
-            "pages": found["page_count"],
-            "chunks": 0 if failed else chunks,
+    return JobEventBody(
+        type=event.type,
+        id=event.id,
+        created_at=event.created_at.isoformat().replace("+00:00", "Z"),
+        data=JobEventData(
+            document_id=str(job.document_id),
+            job_id=str(job.id),
+            version=job.version,
+            filename=found["filename"],
+            status=status,
+            pages=found["page_count"],
+            chunks=0 if failed else chunks,
             # The code and its plain sentence, as the API shows them (jobs.failures).
-            "error": failures.public_error(job) if failed else None,
-            "status_url": status_url(job),
-        },
-    }
+            error=failures.public_error(job) if failed else None,
+            status_url=status_url(job),
+        ),
+    )
 
 
 def record(job: Job, *, status: str, chunks: int = 0) -> None:

@@ -22,7 +22,7 @@ class InvalidSignature(ValueError):
     """The request is not one this secret signed recently; the message says why."""
 
 
-def body(payload: dict) -> bytes:
+def body(payload: Mapping[str, object]) -> bytes:
     """The bytes every delivery of an event sends. Keys are sorted because the payload
     comes back from a jsonb column, which keeps no key order of its own: sorting makes
     the body the same whatever stored or built the dict, on every redelivery."""

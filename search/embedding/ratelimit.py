@@ -23,6 +23,7 @@ from contextlib import contextmanager
 import redis
 from django.conf import settings
 
+from config import redis_clients
 from search.pipeline.errors import RateLimited, TransientError
 
 # Returns {1, wait_ms} after reserving a slot that starts in wait_ms, or {0, wait_ms}
@@ -144,7 +145,7 @@ class RateLimiter:
 @functools.lru_cache(maxsize=4)  # a worker's and a search's waits, per configuration
 def _limiter(url: str, name: str, rpm: int, tpm: int, max_wait: float) -> RateLimiter:
     # Short timeouts: a Redis that hangs should fail the attempt, not hold the worker.
-    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    client = redis_clients.client(url, connect_timeout=2, timeout=5)
     return RateLimiter(client, name=name, rpm=rpm, tpm=tpm, max_wait=max_wait)
 
 

@@ -6,14 +6,13 @@ ops dashboard's history (jobs.ops.history) whichever machine the workers run on.
 side is best effort: a failed write costs a dashboard point, never a job.
 """
 
-import functools
 import logging
 from datetime import UTC, datetime, timedelta
 
 import redis
 from django.conf import settings
 
-from config import metrics
+from config import metrics, redis_clients
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +28,8 @@ def _minute(when: datetime) -> datetime:
     return when.astimezone(UTC).replace(second=0, microsecond=0)
 
 
-@functools.lru_cache(maxsize=1)
 def _client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=2)
+    return redis_clients.client(url, connect_timeout=1, timeout=2)
 
 
 def _add(field: str, amount: int) -> None:

@@ -11,7 +11,8 @@ figures.
 - `tests.bench.django_floor`: the same work as a bare Django view on the project's settings.
 - `tests.bench.load`: payloads and the load generator (raw HTTP/1.1 over sockets, one thread per
   client).
-- `tests.bench.services`: the private Postgres and Redis, the database set-up, gunicorn servers.
+- `tests.bench.services`: the private Postgres and Redis (tests.harness.services), the database
+  set-up, gunicorn servers.
 - `tests.bench.report`: percentiles, targets, the table, BENCHMARKS.md and the JSON results.
 - `tests.bench.runner`: the command line and the order of the runs.
 """

@@ -1,8 +1,8 @@
 """What the benchmark runs on: a private Postgres and Redis, and gunicorn servers.
 
-Postgres and Redis are started in a temporary directory exactly as tests/services.py does;
-the checkout's var/ and the machine's shared services are never touched. Each gunicorn
-server runs in its own process group, so stopping it stops all its workers.
+Postgres and Redis come from tests.harness.services (a temporary directory), as the test
+run's do; the checkout's var/ and the machine's shared services are never touched. Each
+gunicorn server runs in its own process group, so stopping it stops all its workers.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from config import embedded
+from tests.harness import services as harness
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 # Env for the servers: no throttling, no backpressure refusals, no access log.
@@ -33,42 +34,15 @@ UNLIMITED = {
     "HOST": "127.0.0.1",
 }
 
-
-@dataclass
-class Services:
-    root: Path
-    postgres: object | None = None
-    redis: embedded.RedisServer | None = None
-    env: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def data_dir(self) -> Path:
-        return self.root / "data"
-
-    def stop(self) -> None:
-        if self.redis is not None:
-            self.redis.stop()
-            self.redis = None
-        if self.postgres is not None:
-            self.postgres.cleanup()  # type: ignore[attr-defined]
-            self.postgres = None
+# The benchmark's services are the harness's, with the benchmark's env (below).
+Services = harness.PrivateServices
 
 
 def start_services(root: Path) -> Services:
     """Postgres (pgvector) and Redis in root; env for every child process."""
-    services = Services(root=root)
-    services.postgres = embedded.start_postgres(root / "pg", cleanup_mode="delete")
-    services.redis = embedded.RedisServer(root / "redis").start()
-    info = services.postgres.get_postmaster_info()  # type: ignore[attr-defined]
+    services = harness.start(root)
     env = {key: value for key, value in os.environ.items() if not key.startswith("WEB_")}
-    env.update(UNLIMITED)
-    env.update(
-        DATABASE_URL=embedded.socket_url(str(info.socket_dir), info.port, "postgres"),
-        REDIS_URL=services.redis.url,
-        INGEST_DATA_DIR=str(services.data_dir),
-    )
-    services.env = env
-    services.data_dir.mkdir(parents=True, exist_ok=True)
+    services.env = {**env, **UNLIMITED, **services.variables}
     return services
 
 

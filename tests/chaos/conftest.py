@@ -18,7 +18,7 @@ import psutil
 import pytest
 from django.db import connection
 
-from config.embedded import socket_url
+from tests.harness.services import database_url as url_of
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 3
@@ -26,8 +26,7 @@ LEASE_SECONDS = 3
 
 def database_url() -> str:
     """The test database (pytest-django's), as a URL a subprocess can use."""
-    conf = connection.settings_dict
-    return socket_url(conf["HOST"], int(conf["PORT"] or 5432), conf["NAME"])
+    return url_of(connection.settings_dict)
 
 
 class WorkerProcess:

@@ -1,4 +1,5 @@
-"""The embedded default: with nothing configured, manage.py finds or starts the services."""
+"""The embedded default: with nothing configured, `manage.py embedded start` finds or starts
+the services; the settings only point at them."""
 
 import shutil
 import tempfile
@@ -10,7 +11,7 @@ from config import embedded
 from tests.config.commands import manage
 
 
-def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them():
+def test_embedded_start_with_nothing_set_starts_the_services_once_and_reuses_them():
     # Not under pytest's basetemp: another pytest run on the machine may prune it.
     tmp_path = Path(tempfile.mkdtemp(prefix="ingest-embedded-"))
     try:
@@ -30,13 +31,14 @@ def test_manage_py_with_nothing_set_starts_the_services_once_and_reuses_them():
 
 
 def test_a_stopped_redis_is_started_again_on_the_same_port(tmp_path):
-    url = embedded.redis_url(tmp_path)
+    url = embedded.ensure_redis(tmp_path)
     port = int((tmp_path / "port").read_text())
     try:
         embedded.stop_redis(tmp_path)
         assert not embedded.redis_answers(port)
+        assert embedded.redis_url(tmp_path) == url, "the settings' URL stays the same"
 
-        assert embedded.redis_url(tmp_path) == url
+        assert embedded.ensure_redis(tmp_path) == url
         assert embedded.redis_answers(port)
     finally:
         embedded.stop_redis(tmp_path)

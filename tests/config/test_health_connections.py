@@ -12,8 +12,9 @@ import redis
 from django.conf import settings
 from django.db import connection
 
-from config.embedded import free_port, socket_url
+from config.embedded import free_port
 from tests.browser.servers import WEB, ServerProcess, answers
+from tests.harness.services import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,11 +23,10 @@ CALLS = 30
 
 @pytest.fixture
 def web(tmp_path) -> Iterator[str]:
-    conf = connection.settings_dict
     port = free_port()
     env = {
         **os.environ,
-        "DATABASE_URL": socket_url(conf["HOST"], int(conf["PORT"] or 5432), conf["NAME"]),
+        "DATABASE_URL": database_url(connection.settings_dict),
         "REDIS_URL": settings.REDIS_URL,
         "HOST": "127.0.0.1",
         "PORT": str(port),

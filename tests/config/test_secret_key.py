@@ -1,8 +1,8 @@
 """The generated SECRET_KEY: one key, private, even when several processes start at once.
 
-Each process here imports the settings (with a configured key), then calls `_secret_key`
-for an empty data directory at the same moment as the others, as a web process, a
-websocket process and the workers do on a first start.
+Each process here calls `config.secret_key.ensure` for an empty data directory at the same
+moment as the others, as `manage.py embedded start` run twice at once would; the settings
+then read that key.
 """
 
 import os
@@ -15,16 +15,14 @@ from django.conf import settings
 
 CHILD = textwrap.dedent(
     """
-    import os, sys
+    import sys
     from pathlib import Path
-    from config import settings
-    del os.environ["DJANGO_SECRET_KEY"]
-    settings.DATA_DIR = Path(sys.argv[1])
+    from config import secret_key
     go = Path(sys.argv[2])
     print("ready", flush=True)
     while not go.exists():
         pass
-    print(settings._secret_key(), flush=True)
+    print(secret_key.ensure(Path(sys.argv[1])), flush=True)
     """
 )
 
@@ -69,11 +67,10 @@ def test_processes_started_at_once_all_get_one_private_key(tmp_path):
         assert os.listdir(data_dir / str(attempt)) == ["secret_key"]
 
 
-def test_a_stored_key_is_kept(tmp_path, monkeypatch):
-    from config import settings as module
+def test_a_stored_key_is_kept(tmp_path):
+    from config import secret_key
 
     (tmp_path / "secret_key").write_text("kept-key\n")
-    monkeypatch.delenv("DJANGO_SECRET_KEY")
-    monkeypatch.setattr(module, "DATA_DIR", tmp_path)
 
-    assert module._secret_key() == "kept-key"
+    assert secret_key.ensure(tmp_path) == "kept-key"
+    assert secret_key.stored(tmp_path) == "kept-key"

@@ -14,8 +14,9 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from config.embedded import free_port, socket_url
+from config.embedded import free_port
 from tests.browser.servers import ROOT, ServerProcess, answers
+from tests.harness.services import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,12 +32,11 @@ def procfile_line(name: str) -> str:
 
 @pytest.fixture
 def ws_port(tmp_path: Path) -> Iterator[int]:
-    conf = connection.settings_dict
     port = free_port()
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        "DATABASE_URL": socket_url(conf["HOST"], int(conf["PORT"] or 5432), conf["NAME"]),
+        "DATABASE_URL": database_url(connection.settings_dict),
         "REDIS_URL": settings.REDIS_URL,
         "HOST": "127.0.0.1",
         "WS_PORT": str(port),

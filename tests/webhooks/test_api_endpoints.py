@@ -4,6 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from config.accounts.tokens import issue_token
+from jobs.webhooks import endpoints
 from jobs.webhooks.models import (
     Delivery,
     DeliveryStatus,
@@ -232,6 +233,16 @@ def test_the_signing_secret_is_made_on_first_use_and_then_stays(alice_client):
     assert set(first.json()) == {"secret"}
     assert first.json()["secret"].startswith("whsec_")
     assert again.json() == first.json()
+
+
+def test_a_secret_that_a_delivery_made_first_is_the_one_the_api_shows(alice_client, alice):
+    # The deliverer signs an upload's own URL through the same accessor, on first use.
+    made_by_delivery = endpoints.signing_secret(owner_id=alice.pk)
+
+    shown = alice_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"]
+
+    assert shown == made_by_delivery.secret
+    assert SigningSecret.objects.filter(owner=alice).count() == 1
 
 
 def test_posting_to_the_signing_secret_rotates_it(alice_client, alice):

@@ -5,7 +5,9 @@ from django.db import transaction
 
 from jobs import failures, services
 from jobs.models import JobStatus
+from jobs.webhooks import signing
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
+from jobs.webhooks.outbox import JobEventBody, JobEventData
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db
@@ -80,3 +82,21 @@ def test_an_ending_that_rolls_back_leaves_no_event(alice):
     assert not Event.objects.exists()
     assert not Delivery.objects.exists()
     assert job.status == JobStatus.PROCESSING
+
+
+def test_the_body_has_exactly_the_fields_its_type_names_as_receivers_know_them(alice):
+    Endpoint.objects.create(owner=alice, url=RECEIVER)
+    job = claimed(alice)
+
+    services.fail_job(job=job, code="encrypted", detail="The PDF is password-protected.")
+
+    [event] = Event.objects.all()
+    wire = ["created_at", "data", "id", "type"]
+    data = ["chunks", "document_id", "error", "filename", "job_id", "pages", "status"]
+    data += ["status_url", "version"]
+    assert sorted(event.payload) == sorted(JobEventBody.__required_keys__) == wire
+    assert sorted(event.payload["data"]) == sorted(JobEventData.__required_keys__) == data
+    sent = signing.body(event.payload).decode()
+    assert sent.startswith('{"created_at":"')
+    assert '"chunks":0,' in sent
+    assert sent.endswith('"type":"document.failed"}')

@@ -1,8 +1,9 @@
 """manage.py embedded start|stop|status: the checkout's private Postgres and Redis.
 
-`status` and `stop` only look: the settings do not start the embedded services for them
-(config/settings.py), so `status` says "stopped" instead of starting what it reports on,
-and `stop` says "not running" instead of starting a server to stop it.
+Loading the settings starts nothing (config/settings.py); `start` is what starts them
+(the first step of `make run`), and writes the secret key the processes share when
+DJANGO_SECRET_KEY is unset. `status` and `stop` only look: `status` says "stopped"
+instead of starting what it reports on, and `stop` says "not running" when nothing runs.
 """
 
 from collections.abc import Callable
@@ -10,27 +11,22 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config import embedded
+from config import embedded, secret_key
 from config.env import env_str
 
 
 def postgres_status(pgdata: Path) -> str:
     """The embedded Postgres in pgdata: running (and its URL) or stopped; starts nothing."""
-    running = embedded._running_postmaster(pgdata.resolve())
-    if running is None:
-        return f"stopped (embedded, data in {pgdata})"
-    return f"running, {embedded.socket_url(*running, embedded.DATABASE_NAME)} (embedded)"
+    url = embedded.running_postgres_url(pgdata)
+    return f"running, {url} (embedded)" if url else f"stopped (embedded, data in {pgdata})"
 
 
 def redis_status(workdir: Path) -> str:
     """The embedded Redis in workdir: running (and its URL) or stopped; starts nothing."""
-    port_file = workdir / "port"
-    port = int(port_file.read_text()) if port_file.exists() else 0
-    if not port or not embedded.redis_answers(port):
-        return f"stopped (embedded, data in {workdir})"
-    return f"running, redis://127.0.0.1:{port}/0 (embedded)"
+    url = embedded.running_redis_url(workdir)
+    return f"running, {url} (embedded)" if url else f"stopped (embedded, data in {workdir})"
 
 
 def without_password(url: str) -> str:
@@ -54,9 +50,22 @@ class Command(BaseCommand):
         if action == "stop":
             self._stop(pgdata, redis_dir)
             return
-        # For `start`, loading the settings has already found or started the services.
+        if action == "start":
+            self._start()
         self._line("postgres", "DATABASE_URL", lambda: postgres_status(pgdata))
         self._line("redis", "REDIS_URL", lambda: redis_status(redis_dir))
+
+    def _start(self) -> None:
+        try:
+            embedded.start(
+                settings.DATA_DIR,
+                postgres=not env_str("DATABASE_URL"),
+                redis=not env_str("REDIS_URL"),
+            )
+        except embedded.EmbeddedServiceError as error:
+            raise CommandError(str(error)) from error
+        if not env_str("DJANGO_SECRET_KEY"):
+            secret_key.ensure(settings.DATA_DIR)
 
     def _line(self, name: str, variable: str, embedded_status: Callable[[], str]) -> None:
         configured = env_str(variable)
