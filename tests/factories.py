@@ -3,12 +3,16 @@
 import csv
 import io
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from fpdf import FPDF
 
 # Real PDFs from other projects' test suites, with their licences (tests/corpus/README.md).
 CORPUS = Path(__file__).resolve().parent / "corpus"
+
+# The creation date the factories write, so that a file's bytes depend on its arguments alone.
+MADE_AT = datetime(2026, 1, 1, tzinfo=UTC)
 
 WORDS = [
     "ingestion",
@@ -34,8 +38,10 @@ WORDS = [
 
 
 def make_pdf(pages: int = 1, words_per_page: int = 200, seed: int = 0) -> bytes:
-    """A real text PDF: `pages` pages of deterministic pseudo-prose."""
+    """A real text PDF: `pages` pages of deterministic pseudo-prose, the same bytes for
+    the same arguments (fpdf2 would stamp the current second into each file)."""
     pdf = FPDF()
+    pdf.set_creation_date(MADE_AT + timedelta(seconds=seed))
     pdf.set_font("Helvetica", size=11)
     for number in range(1, pages + 1):
         pdf.add_page()
@@ -49,6 +55,7 @@ def make_pdf(pages: int = 1, words_per_page: int = 200, seed: int = 0) -> bytes:
 def text_pdf(*pages: str) -> bytes:
     """A real text PDF with one page per string, for tests that search for its words."""
     pdf = FPDF()
+    pdf.set_creation_date(MADE_AT)
     pdf.set_font("Helvetica", size=11)
     for text in pages:
         pdf.add_page()

@@ -1,8 +1,10 @@
+import resource
 from collections.abc import Iterator
 
 import pytest
 
 from search.embedding.ratelimit import shared_limiter
+from search.pipeline import sandbox
 from tests.fakes.openai_server import FakeOpenAI
 
 API_KEY = "test-key"
@@ -29,3 +31,19 @@ def openai_server(settings) -> Iterator[FakeOpenAI]:
         shared_limiter().clear()
         yield server
         shared_limiter().clear()
+
+
+@pytest.fixture
+def patient_wall_clock(monkeypatch) -> None:
+    """The reader's wall-clock bound far past its CPU bound, for tests about the CPU bound.
+
+    On a machine busy with other work the child gets a fraction of a core, and the
+    service's wall-clock bound (1.5 x the CPU budget) would end it first as a transient
+    timeout: right for the service, but not what these tests are about."""
+    monkeypatch.setattr(sandbox, "WALL_CLOCK_FACTOR", 30.0)
+
+
+def children_cpu_seconds() -> float:
+    """CPU time of this process's children that have ended and been waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
