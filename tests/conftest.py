@@ -153,7 +153,25 @@ def at_once(task: Callable[[], T], count: int = 2) -> list[T]:
 # Modules whose tests take seconds each (real worker processes, servers, fuzzing, the
 # benchmarks' smoke runs): `pytest -m "not slow"` leaves them out. Measured with
 # `pytest --durations`; a module joins when its tests pass a few seconds each.
-SLOW_MODULES: set[str] = set()
+SLOW_MODULES = {
+    "config/test_embedded.py",
+    "config/test_embedded_status.py",
+    "config/test_https.py",
+    "config/test_quick_start.py",
+    "config/test_schema_fuzz.py",
+    "documents/test_consumer_daphne.py",
+    "documents/test_consumer_limits.py",
+    "jobs/test_fair_workers.py",
+    "jobs/test_lanes_workers.py",
+    "jobs/test_priority.py",
+    "ops/test_metrics_processes.py",
+    "search/test_bench_search.py",
+    "search/test_corpus.py",
+    "search/test_reader_pdfium.py",
+    "search/test_reembed.py",
+    "search/test_search_recall.py",
+    "webhooks/test_delivery_hang.py",
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
