@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from config import humanize
 from jobs import fairness
-from jobs.models import IN_FLIGHT_STATUSES, Job
+from jobs.models import Job
 
 DRAIN_WINDOW_SECONDS = 300
 # With no job finished in the window (workers down or just started) nothing was
@@ -136,7 +136,7 @@ def _user_in_flight(user_id: int) -> int:
         return cached[0]
     if len(_user_counts) > _MAX_CACHED_USERS:
         _user_counts.clear()
-    count = Job.objects.filter(owner_id=user_id, status__in=IN_FLIGHT_STATUSES).count()
+    count = Job.objects.in_flight().filter(owner_id=user_id).count()
     _user_counts[user_id] = (count, time.monotonic())
     return count
 

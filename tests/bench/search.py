@@ -39,36 +39,14 @@ import numpy as np
 
 from tests.bench import search_quality, search_synthetic, search_vectors
 from tests.bench.report import code_version, describe_machine, percentile, write_json, write_section
-from tests.bench.search_synthetic import FUNCTION_WORDS, Corpus, say
+from tests.bench.search_queries import query_texts, ready_chunks_sql
+from tests.bench.search_synthetic import Corpus, say
 from tests.bench.services import BASE_DIR, django_on_private_services
 
 RECALL5_TARGET = 0.9
 P95_TARGET_MS = 50.0
 RECALL10_TARGET = 0.95
 K = 10
-
-
-def _ready_chunks_sql(columns: str) -> str:
-    return (
-        f"SELECT {columns} FROM search_chunk c JOIN documents_document d"
-        " ON d.id = c.document_id AND c.version = d.ready_version WHERE d.owner_id = %s"
-    )
-
-
-def query_texts(conn: Any, owner_id: int, count: int, rng: random.Random) -> list[str]:
-    """`count` new queries of 2-4 content words, each from one random ready chunk."""
-    rows = conn.execute(
-        _ready_chunks_sql("c.text") + " ORDER BY random() LIMIT %s", (owner_id, count * 2)
-    ).fetchall()
-    skip = set(FUNCTION_WORDS)
-    texts: list[str] = []
-    for (text,) in rows:
-        words = sorted({w for w in text.split() if w not in skip})
-        if len(words) >= 4:
-            texts.append(" ".join(rng.sample(words, rng.randint(2, 4))))
-        if len(texts) == count:
-            break
-    return texts
 
 
 def _timed(owner_id: int, q: str, mode: str) -> tuple[float, Any]:
@@ -156,7 +134,7 @@ def measure_recall(
         conn.execute("SELECT setseed(%s)", (seed / 1000 + 0.5,))
         for label, account in picks.items():
             stored = conn.execute(
-                _ready_chunks_sql("c.id, c.embedding"), (account.user_id,)
+                ready_chunks_sql("c.id, c.embedding"), (account.user_id,)
             ).fetchall()
             ids = [row[0] for row in stored]
             matrix = np.array([row[1].to_numpy() for row in stored], dtype=np.float32)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tests.bench.report import percentile
+from tests.bench.search_queries import query_texts, ready_chunks_sql
 from tests.bench.search_synthetic import Corpus
 
 K = 10
@@ -23,12 +24,8 @@ LONG_WORDS = 30
 
 
 def _queries(conn: Any, owner_id: int, count: int, rng: random.Random) -> dict[str, list[str]]:
-    from tests.bench.search import query_texts
-
     rows = conn.execute(
-        "SELECT c.text FROM search_chunk c JOIN documents_document d ON d.id = c.document_id"
-        " AND c.version = d.ready_version WHERE d.owner_id = %s ORDER BY random() LIMIT %s",
-        (owner_id, count),
+        ready_chunks_sql("c.text") + " ORDER BY random() LIMIT %s", (owner_id, count)
     ).fetchall()
     long = []
     for (text,) in rows:
