@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
 
 from tests.bench import search_quality, search_synthetic, search_vectors
 from tests.bench.report import code_version, describe_machine, percentile, write_json, write_section
@@ -50,6 +52,7 @@ K = 10
 
 
 def _timed(owner_id: int, q: str, mode: str) -> tuple[float, Any]:
+    # Imported once run() has set Django up: they load models.
     from search.query import search
 
     started = time.perf_counter()
@@ -61,8 +64,7 @@ def measure_speed(
     database_url: str, corpus: Corpus, queries: int, seed: int
 ) -> list[dict[str, Any]]:
     """Per mode and group of accounts: search time without the embedding, the embedding."""
-    import psycopg
-
+    # Imported once run() has set Django up: they load models.
     from search.query import MODES
 
     rng = random.Random(seed)
@@ -120,9 +122,7 @@ def measure_recall(
     database_url: str, corpus: Corpus, queries: int, dimensions: int, seed: int
 ) -> list[dict[str, Any]]:
     """Recall@10 of vector mode (the owner filter on the index) against an exact scan."""
-    import psycopg
-    from pgvector.psycopg import register_vector
-
+    # Imported once run() has set Django up: they load models.
     from search.embedding.hashing import hashing_embed
 
     rng = random.Random(seed + 1)
@@ -255,7 +255,7 @@ def report(results: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Everything, inside a process whose environment points at the private services."""
-    import django
+    import django  # this process's environment names the private services only now
 
     django.setup()
     from django.conf import settings

@@ -14,6 +14,8 @@ import time
 from typing import Any
 
 import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
 
 from tests.bench.report import percentile
 from tests.bench.search_queries import query_texts, ready_chunks_sql
@@ -61,9 +63,8 @@ def _whole_table(conn: Any, vector: np.ndarray, exact: bool, ef_search: int) -> 
 def diagnose(
     database_url: str, corpus: Corpus, queries: int, dimensions: int, seed: int
 ) -> list[dict[str, Any]]:
-    import psycopg
+    # Imported once Django is set up (tests.bench.search's run()): they load models.
     from django.test import override_settings
-    from pgvector.psycopg import register_vector
 
     from search.embedding.hashing import hashing_embed
     from search.scope import Scope
