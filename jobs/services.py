@@ -6,7 +6,7 @@ finds its row in another state changes nothing and says so, so a late or duplica
 actor can never move a job backwards. Every change is announced through the hub,
 jobs.events (the owner's pages, the metrics, alerts, webhooks), after commit. This is the
 one module that writes jobs_job and jobs_jobattempt (the upload's first insert is built
-here, first_job; the sender stamps `enqueued_at`, jobs.queue).
+here, first_job; the senders stamp `enqueued_at`: jobs.queue, jobs.sweeper).
 """
 
 import enum
