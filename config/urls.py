@@ -9,11 +9,11 @@ from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
 from documents import pages
 from documents.api import DocumentViewSet
+from documents.search_api import SearchView
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
 from jobs.webhooks.api import EndpointViewSet, SigningSecretView
 from search import pages as search_pages
-from search.api import SearchView
 
 router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")

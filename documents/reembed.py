@@ -25,8 +25,9 @@ from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value, W
 from django.db.models.functions import Coalesce, RowNumber
 
 from documents.models import Document
+from documents.services import queue_same_bytes_again
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
-from jobs.services import queue_new_job
+from jobs.services import record_embed_model
 
 
 @dataclass(frozen=True)
@@ -137,12 +138,7 @@ def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
         )
         if document is None:
             return None
-        document.version += 1
-        document.save(update_fields=["version", "updated_at"])
-        job = queue_new_job(document=document, lane=Lane.BATCH)  # never delays uploads
-        document.current_job = job
-        document.save(update_fields=["current_job", "updated_at"])
-    return job
+        return queue_same_bytes_again(document=document, lane=Lane.BATCH)  # never delays uploads
 
 
 def adopt_unrecorded(scope: Scope) -> int:
@@ -152,12 +148,12 @@ def adopt_unrecorded(scope: Scope) -> int:
     unrecorded = _annotated(scope).filter(Q(made_by=""))
     latest = Subquery(_ready_job().filter(embed_model="").values("id")[:1])
     ids = unrecorded.annotate(job_id=latest).values("job_id")
-    return Job.objects.filter(id__in=ids).update(embed_model=scope.target)
+    return record_embed_model(job_ids=ids, signature=scope.target)
 
 
 def lane_in_flight(lane: str = Lane.BATCH) -> int:
     """Jobs queued or processing in `lane`, whoever queued them: what a wave waits on."""
-    return Job.objects.filter(lane=lane, status__in=IN_FLIGHT_STATUSES).count()
+    return Job.objects.in_flight().filter(lane=lane).count()
 
 
 DONE, FAILED = "done", "failed"

@@ -23,9 +23,8 @@ from documents import admission
 from documents.insert import insert_document_with_job
 from documents.models import Document
 from documents.uploads import display_name
-from jobs import notify
-from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus
-from jobs.services import queue_new_job
+from jobs import services as jobs
+from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 
 log = logging.getLogger(__name__)
 
@@ -245,12 +244,22 @@ def retry_refusal(job: Job | None) -> str | None:
     return None
 
 
-def _queue_new_job(document: Document, *, webhook_url: str = "") -> Job:
+def _queue_new_job(document: Document, *, webhook_url: str = "", lane: Lane | None = None) -> Job:
     """A queued job for the (locked) document's current version, made its current job."""
-    job = queue_new_job(document=document, webhook_url=webhook_url)
+    job = jobs.queue_new_job(document=document, webhook_url=webhook_url, lane=lane)
     document.current_job = job
     document.save(update_fields=["current_job", "updated_at"])
     return job
+
+
+def queue_same_bytes_again(*, document: Document, lane: Lane) -> Job:
+    """Make version n + 1 of the document from the stored file of version n and queue its
+    job on `lane`, sent after commit (manage.py reembed: the same bytes, embedded anew).
+    Search serves version n until n + 1 is ready. Call inside a transaction holding the
+    document's row lock, with a `document` read under it."""
+    document.version += 1
+    document.save(update_fields=["version", "updated_at"])
+    return _queue_new_job(document, lane=lane)
 
 
 def record_page_count(*, document_id: uuid.UUID, version: int, pages: int) -> None:
@@ -289,7 +298,7 @@ def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
         document.delete()
         transaction.on_commit(lambda: _delete_files(keys))
         if current is not None:  # the owner's other pages drop the row
-            notify.job_changed(current, status=JobStatus.CANCELLED)
+            jobs.deleted_with_document(job=current)
 
 
 def _delete_files(keys: set[str]) -> None:

@@ -8,11 +8,12 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import connection
+from django.db.models import Case, Count, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from jobs import fairness
-from jobs.models import IN_FLIGHT_STATUSES, Job
+from jobs.models import Job, JobStatus
 
 DRAIN_WINDOW_SECONDS = 300
 
@@ -31,35 +32,57 @@ class Backlog:
         return self.finished_recently / DRAIN_WINDOW_SECONDS
 
 
-# The oldest queued job that could start now: one whose owner is at its fair share of the
-# lane (jobs.fairness) waits for its own jobs, not for the service, and must not make
-# everyone else's uploads look late. Read in queue order from the in-flight index, so it
-# stops at the first job that qualifies.
-_SNAPSHOT_SQL = """
-SELECT count(*),
-       count(*) FILTER (WHERE status = 'queued'),
-       (SELECT queued.queued_at FROM jobs_job AS queued
-        WHERE queued.status = 'queued'
-          AND (SELECT count(*) FROM jobs_job AS running
-               WHERE running.owner_id = queued.owner_id AND running.lane = queued.lane
-                 AND running.status = 'processing')
-              < CASE queued.lane WHEN 'fast' THEN %s ELSE %s END
-        ORDER BY queued.queued_at LIMIT 1),
-       (SELECT count(*) FROM jobs_job WHERE finished_at >= %s)
-FROM jobs_job
-WHERE status IN ('queued', 'processing')
-"""
+def _oldest_startable() -> QuerySet[Job, datetime]:
+    """When the oldest queued job that could start now was queued. One whose owner is at
+    its fair share of the lane (jobs.fairness) waits for its own jobs, not for the
+    service, and must not make everyone else's uploads look late. In queue order from the
+    in-flight index, so Postgres stops at the first job that qualifies."""
+    owners_running = (
+        Job.objects.running()
+        .filter(owner_id=OuterRef("owner_id"), lane=OuterRef("lane"))
+        .order_by()
+        .values("owner_id")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    share = Case(
+        When(lane="fast", then=Value(fairness.limit("fast"))),
+        default=Value(fairness.limit("batch")),
+    )
+    return (
+        Job.objects.filter(status=JobStatus.QUEUED)
+        .annotate(owners_running=Coalesce(Subquery(owners_running), 0))
+        .filter(owners_running__lt=share)
+        .order_by("queued_at")
+        .values_list("queued_at", flat=True)[:1]
+    )
 
 
 def read() -> Backlog:
     """The backlog now, in one statement."""
     since = timezone.now() - timedelta(seconds=DRAIN_WINDOW_SECONDS)
-    with connection.cursor() as cursor:
-        cursor.execute(_SNAPSHOT_SQL, [fairness.limit("fast"), fairness.limit("batch"), since])
-        in_flight, queued, oldest, finished = cursor.fetchone()
-    return Backlog(in_flight, queued, oldest, finished, time.monotonic())
+    counts = Job.objects.in_flight().aggregate(
+        in_flight=Count("pk"),
+        queued=Count("pk", filter=Q(status=JobStatus.QUEUED)),
+        oldest=Subquery(_oldest_startable()),
+        finished=Subquery(
+            Job.objects.filter(finished_at__gte=since)
+            .order_by()
+            .annotate(one=Value(1))
+            .values("one")
+            .annotate(count=Count("pk"))
+            .values("count")
+        ),
+    )
+    return Backlog(
+        counts["in_flight"],
+        counts["queued"],
+        counts["oldest"],
+        counts["finished"] or 0,
+        time.monotonic(),
+    )
 
 
 def in_flight(*, owner_id: int) -> int:
     """The owner's unfinished jobs (queued or processing), from a small partial index."""
-    return Job.objects.filter(owner_id=owner_id, status__in=IN_FLIGHT_STATUSES).count()
+    return Job.objects.in_flight().filter(owner_id=owner_id).count()

@@ -25,15 +25,14 @@ INGEST_REQUEUE_GRACE_SECONDS.
 
 import logging
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import dramatiq
 from django.conf import settings
 from django.db import connection, transaction
-from django.utils import timezone
 
-from jobs.models import Job, JobStatus
+from jobs.models import Job
 from jobs.queue import send_job
 
 log = logging.getLogger(__name__)
@@ -82,12 +81,9 @@ def _lock(owner_id: int, lane: str) -> None:
 
 
 def running(owner_id: int, lane: str, *, besides: uuid.UUID | None = None) -> int:
-    """The owner's live attempts in the lane. A stale one (its worker stopped renewing
-    the lease) is not counted: it is dead or about to be taken over."""
-    cutoff = timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
-    jobs = Job.objects.filter(
-        owner_id=owner_id, lane=lane, status=JobStatus.PROCESSING, heartbeat_at__gte=cutoff
-    )
+    """The owner's live attempts in the lane (Job.objects.running(): a stale one is dead
+    or about to be taken over, and holds no share)."""
+    jobs = Job.objects.running().filter(owner_id=owner_id, lane=lane)
     if besides is not None:
         jobs = jobs.exclude(id=besides)
     return jobs.count()
@@ -153,11 +149,9 @@ def _pop_waiting(owner_id: int, lane: str, room: int) -> list[uuid.UUID]:
             break
         ids = [uuid.UUID(member.decode()) for member, _ in popped]
         live = set(
-            Job.objects.filter(
-                id__in=ids,
-                owner_id=owner_id,
-                status__in=[JobStatus.QUEUED, JobStatus.PROCESSING],
-            ).values_list("id", flat=True)
+            Job.objects.in_flight()
+            .filter(id__in=ids, owner_id=owner_id)
+            .values_list("id", flat=True)
         )
         chosen += [job_id for job_id in ids if job_id in live]
     return chosen

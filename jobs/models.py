@@ -1,4 +1,5 @@
 import uuid
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
@@ -23,6 +24,34 @@ class Lane(models.TextChoices):
 
 TERMINAL_STATUSES = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 IN_FLIGHT_STATUSES = (JobStatus.QUEUED, JobStatus.PROCESSING)
+
+
+def _stale() -> Q:
+    """The one definition of a stale job, which `stale()` and `running()` both read: a
+    job to extend it with another sign of a dead attempt."""
+    cutoff = timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
+    return Q(status=JobStatus.PROCESSING, heartbeat_at__lt=cutoff)
+
+
+class JobQuerySet(models.QuerySet["Job"]):
+    """The states that several readers count, each defined here once: the claim and
+    fairness, admission control, the sweeper, the metrics and the ops pages all ask
+    these methods, so they never disagree about which jobs are running."""
+
+    def in_flight(self) -> "JobQuerySet":
+        """Queued or processing: not ended (stale ones included, they will run again)."""
+        return self.filter(status__in=IN_FLIGHT_STATUSES)
+
+    def stale(self) -> "JobQuerySet":
+        """Processing, but its attempt is dead: the worker stopped renewing the lease
+        (killed, out of memory, hung). The sweeper takes these back, a claim may take one
+        over, an operator may retry one; none of them counts as running."""
+        return self.filter(_stale())
+
+    def running(self) -> "JobQuerySet":
+        """Processing and not stale: attempts alive now, each holding a worker thread and
+        a place in its owner's fair share of the lane."""
+        return self.filter(status=JobStatus.PROCESSING).exclude(_stale())
 
 
 class Job(models.Model):
@@ -81,6 +110,8 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = JobQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -162,15 +162,14 @@ def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper) -> None:
         done += len(batch)
     with transaction.atomic():
         ready = documents.lock_for_completion(document_id=job.document_id)
-        outcome = services.complete_job(job=job, total=total, ready_version=ready)
+        outcome = services.complete_job(
+            job=job, total=total, ready_version=ready, embed_model=current_signature()
+        )
         if outcome == services.Outcome.LOST:
             transaction.set_rollback(True)
             raise LostJob
         if outcome == services.Outcome.SUPERSEDED:
             delete_chunks_of_version(document_id=job.document_id, version=job.version)
             return
-        # Which embedding made these vectors (manage.py reembed reads it), in the same
-        # transaction as the success: a version is never ready without its record.
-        Job.objects.filter(id=job.id).update(embed_model=current_signature())
         documents.make_ready(document_id=job.document_id, version=job.version)
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)

@@ -3,24 +3,26 @@
 The state machine (docs/design.md): queued → processing → succeeded | failed | queued (retry);
 queued | failed → cancelled; failed or stale → queued (a fresh attempt). A write that
 finds its row in another state changes nothing and says so, so a late or duplicate
-actor can never move a job backwards. Every change is announced through
-jobs.ops.events (the owner's pages, the metrics, alerts), after commit.
+actor can never move a job backwards. Every change is announced through the hub,
+jobs.events (the owner's pages, the metrics, alerts, webhooks), after commit. This is the
+one module that writes jobs_job and jobs_jobattempt (the upload's first insert is built
+here, first_job; the senders stamp `enqueued_at`: jobs.queue, jobs.sweeper).
 """
 
 import enum
 import random
 import uuid
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
-from jobs import fairness, redact
+from jobs import events, fairness, redact
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
-from jobs.ops import events
 from jobs.queue import send_job_on_commit
 
 if TYPE_CHECKING:  # documents sits above jobs; only its type is needed here
@@ -88,15 +90,6 @@ def first_job_inserted(*, job: Job) -> None:
 # --------------------------------------------------------------------------- claiming
 
 
-def _lease_cutoff() -> datetime:
-    return timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
-
-
-def stale_filter() -> Q:
-    """A processing job whose worker stopped renewing its lease."""
-    return Q(status=JobStatus.PROCESSING, heartbeat_at__lt=_lease_cutoff())
-
-
 def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
     """Take the job for this worker: processing, attempts + 1, an attempt record opened.
 
@@ -119,9 +112,8 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
         due = Q(status=JobStatus.QUEUED) & (
             Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
         )
-        claimed = Job.objects.filter(
-            due | stale_filter(), id=job_id, attempts__lt=settings.INGEST_MAX_ATTEMPTS
-        ).update(
+        claimable = Job.objects.filter(due) | Job.objects.stale()
+        claimed = claimable.filter(id=job_id, attempts__lt=settings.INGEST_MAX_ATTEMPTS).update(
             status=JobStatus.PROCESSING,
             attempts=F("attempts") + 1,
             started_at=now,
@@ -148,13 +140,16 @@ def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:
         "malformed to process."
     )
     with transaction.atomic():
-        gave_up = Job.objects.filter(
-            stale_filter(), id=job_id, attempts__gte=settings.INGEST_MAX_ATTEMPTS
-        ).update(
-            status=JobStatus.FAILED,
-            error_code="crashed",
-            error_detail=detail,
-            finished_at=timezone.now(),
+        # Zero rows: it is not stale (any more), or it has attempts left.
+        gave_up = (
+            Job.objects.stale()
+            .filter(id=job_id, attempts__gte=settings.INGEST_MAX_ATTEMPTS)
+            .update(
+                status=JobStatus.FAILED,
+                error_code="crashed",
+                error_detail=detail,
+                finished_at=timezone.now(),
+            )
         )
         if gave_up:
             job = Job.objects.get(id=job_id)
@@ -184,14 +179,19 @@ def requeue_stale(*, job: Job) -> bool:
     if job.attempts >= settings.INGEST_MAX_ATTEMPTS:
         _give_up_on_crash_loop(job.id)
         return False
-    requeued = Job.objects.filter(stale_filter(), id=job.id, attempts=job.attempts).update(
-        status=JobStatus.QUEUED,
-        queued_at=timezone.now(),
-        worker="",
-        enqueued_at=None,
-        next_attempt_at=None,
-        error_code="lease_expired",
-        error_detail=_LOST,
+    # Zero rows: the job was claimed, retried or ended since it was picked as stale.
+    requeued = (
+        Job.objects.stale()
+        .filter(id=job.id, attempts=job.attempts)
+        .update(
+            status=JobStatus.QUEUED,
+            queued_at=timezone.now(),
+            worker="",
+            enqueued_at=None,
+            next_attempt_at=None,
+            error_code="lease_expired",
+            error_detail=_LOST,
+        )
     )
     if requeued:
         events.attempts_lost(_close_open_attempts(job))
@@ -243,8 +243,11 @@ def _finish_attempt(
     )
 
 
-def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
+def complete_job(*, job: Job, total: int, ready_version: int | None, embed_model: str) -> Outcome:
     """Finish a successful attempt; the owner's pages hear of it after commit.
+    `embed_model` is the signature of the embedding that made the vectors
+    (search.embedding.signature), recorded with the success so that a version is never
+    ready without it (manage.py reembed reads it).
 
     Call inside the transaction that locked the document (documents.services
     `lock_for_completion`, which gives `ready_version`, so two versions finishing at
@@ -269,6 +272,7 @@ def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
         events.changed(job, status=JobStatus.CANCELLED, ended=AttemptOutcome.SUPERSEDED)
         fairness.release_on_commit(job)
         return Outcome.SUPERSEDED
+    # Zero rows here and above: another attempt holds the job now, or it was deleted.
     updated = _held(job).update(
         status=JobStatus.SUCCEEDED,
         progress_done=total,
@@ -277,6 +281,7 @@ def complete_job(*, job: Job, total: int, ready_version: int | None) -> Outcome:
         finished_at=now,
         error_code="",
         error_detail="",
+        embed_model=embed_model,
     )
     if not updated:
         return Outcome.LOST
@@ -377,10 +382,8 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
     now = timezone.now()
     requeued = []
     with transaction.atomic():
-        retryable = Q(status=JobStatus.FAILED) | stale_filter()
-        jobs = list(
-            Job.objects.select_for_update(skip_locked=True).filter(retryable, id__in=job_ids)
-        )
+        retryable = Job.objects.filter(status=JobStatus.FAILED) | Job.objects.stale()
+        jobs = list(retryable.select_for_update(skip_locked=True).filter(id__in=job_ids))
         for job in jobs:
             events.attempts_lost(_close_open_attempts(job))
         Job.objects.filter(id__in=[job.id for job in jobs]).update(
@@ -416,3 +419,21 @@ def cancel_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
         )
         events.many_changed(jobs, status=JobStatus.CANCELLED)
     return [job.id for job in jobs]
+
+
+def deleted_with_document(*, job: Job) -> None:
+    """The document's delete took its jobs (the foreign key cascades, in the caller's
+    transaction): announce its current `job` as cancelled, so the owner's other pages drop
+    its row after commit. A worker still processing it finds the row gone and stops."""
+    events.deleted(job)
+
+
+def record_embed_model(
+    *, job_ids: "QuerySet[Any, Any] | Iterable[uuid.UUID]", signature: str
+) -> int:
+    """Record `signature` as the embedding that made these succeeded jobs' vectors, where
+    none was recorded (manage.py reembed --adopt-unrecorded, for vectors made before the
+    record was kept). Not a change of state: nothing is announced. Returns how many."""
+    return Job.objects.filter(id__in=job_ids, status=JobStatus.SUCCEEDED, embed_model="").update(
+        embed_model=signature
+    )

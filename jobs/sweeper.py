@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 import dramatiq
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from jobs import services
@@ -49,7 +49,7 @@ def requeue_stuck(
     grace = settings.INGEST_REQUEUE_GRACE_SECONDS if older_than is None else older_than
     report = SweepReport()
     with transaction.atomic():
-        stale = _pick(services.stale_filter(), limit)
+        stale = _pick(Job.objects.stale(), limit)
         if dry_run:
             report.reclaimed = [job.id for job in stale]
         else:
@@ -57,7 +57,7 @@ def requeue_stuck(
                 requeued = services.requeue_stale(job=job)
                 (report.reclaimed if requeued else report.crashed).append(job.id)
     with transaction.atomic():
-        waiting = _pick(_waiting(grace, broker_started_at()), limit)
+        waiting = _pick(Job.objects.filter(_waiting(grace, broker_started_at())), limit)
         if dry_run:
             report.resent = [job.id for job in waiting]
             return report
@@ -72,12 +72,8 @@ def requeue_stuck(
     return report
 
 
-def _pick(condition: Q, limit: int) -> list[Job]:
-    return list(
-        Job.objects.select_for_update(skip_locked=True)
-        .filter(condition)
-        .order_by("queued_at")[:limit]
-    )
+def _pick(jobs: QuerySet[Job], limit: int) -> list[Job]:
+    return list(jobs.select_for_update(skip_locked=True).order_by("queued_at")[:limit])
 
 
 def broker_started_at() -> datetime | None:

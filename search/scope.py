@@ -1,18 +1,20 @@
-"""Which chunks a search may return: the owner's, of each document's ready version only."""
+"""Which chunks a search may return: the owner's, of each document's ready version only.
+
+The SQL reads the table that each chunk's own foreign key points to (Chunk.document): its
+`owner_id`, `ready_version` and `filename` columns. That relation is search's schema; no
+documents code is imported (pyproject.toml's import contracts).
+"""
 
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.apps import apps
-
 from search.models import Chunk
 
 
 def document_table() -> str:
-    """documents.Document's table, found through the app registry: search imports no
-    documents code (pyproject.toml's import contracts), it only reads the rows."""
-    return apps.get_model("documents", "Document")._meta.db_table
+    """The table of the documents the chunks belong to, as Chunk's foreign key names it."""
+    return Chunk._meta.get_field("document").related_model._meta.db_table
 
 
 @dataclass(frozen=True)

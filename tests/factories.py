@@ -73,6 +73,7 @@ def corpus_rows() -> list[dict[str, str]]:
 
 def make_document(owner, **fields):
     """A document row (no stored file) with a queued current job."""
+    # Imported here: the benchmarks import this module before they set Django up.
     from documents.models import Document
     from jobs.models import Job
 

@@ -10,9 +10,8 @@ from django.db.models import Count, Sum
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from jobs.models import Job, JobStatus
+from jobs.models import Job
 from jobs.ops import counts, heartbeat, scaling
-from jobs.services import stale_filter
 
 
 def _jobs() -> GaugeMetricFamily:
@@ -54,8 +53,8 @@ def _lanes() -> Iterator[GaugeMetricFamily]:
 
 def _workers() -> Iterator[GaugeMetricFamily]:
     alive = heartbeat.alive().aggregate(threads=Sum("threads"), processes=Count("*"))
-    # Held now: a processing job whose lease is expired belongs to a dead worker.
-    busy = Job.objects.filter(status=JobStatus.PROCESSING).exclude(stale_filter()).count()
+    # Held now: a stale job belongs to a dead worker.
+    busy = Job.objects.running().count()
     yield GaugeMetricFamily(
         "ingest_worker_threads",
         "Threads of the worker processes whose heartbeat is fresh.",

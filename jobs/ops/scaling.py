@@ -21,7 +21,7 @@ from django.db.models import Avg, Case, Count, DurationField, ExpressionWrapper,
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from jobs.models import IN_FLIGHT_STATUSES, Job, JobAttempt, JobStatus, Lane
+from jobs.models import Job, JobAttempt, JobStatus, Lane
 
 RATE_WINDOW = timedelta(minutes=15)
 ASSUMED_SECONDS_PER_JOB = 30.0
@@ -55,7 +55,7 @@ def _in_flight(now: datetime) -> dict[str, dict[str, Any]]:
     the jobs in flight (a small partial index however long the history)."""
     due = Q(status=JobStatus.QUEUED, due_since__lte=now)
     rows = (
-        Job.objects.filter(status__in=IN_FLIGHT_STATUSES)
+        Job.objects.in_flight()
         .annotate(due_since=_due_since())
         .values("lane")
         .annotate(

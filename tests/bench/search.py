@@ -36,10 +36,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
 
 from tests.bench import search_quality, search_synthetic, search_vectors
 from tests.bench.report import code_version, describe_machine, percentile, write_json, write_section
-from tests.bench.search_synthetic import FUNCTION_WORDS, Corpus, say
+from tests.bench.search_queries import query_texts, ready_chunks_sql
+from tests.bench.search_synthetic import Corpus, say
 from tests.bench.services import BASE_DIR, django_on_private_services
 
 RECALL5_TARGET = 0.9
@@ -48,30 +51,8 @@ RECALL10_TARGET = 0.95
 K = 10
 
 
-def _ready_chunks_sql(columns: str) -> str:
-    return (
-        f"SELECT {columns} FROM search_chunk c JOIN documents_document d"
-        " ON d.id = c.document_id AND c.version = d.ready_version WHERE d.owner_id = %s"
-    )
-
-
-def query_texts(conn: Any, owner_id: int, count: int, rng: random.Random) -> list[str]:
-    """`count` new queries of 2-4 content words, each from one random ready chunk."""
-    rows = conn.execute(
-        _ready_chunks_sql("c.text") + " ORDER BY random() LIMIT %s", (owner_id, count * 2)
-    ).fetchall()
-    skip = set(FUNCTION_WORDS)
-    texts: list[str] = []
-    for (text,) in rows:
-        words = sorted({w for w in text.split() if w not in skip})
-        if len(words) >= 4:
-            texts.append(" ".join(rng.sample(words, rng.randint(2, 4))))
-        if len(texts) == count:
-            break
-    return texts
-
-
 def _timed(owner_id: int, q: str, mode: str) -> tuple[float, Any]:
+    # Imported once run() has set Django up: they load models.
     from search.query import search
 
     started = time.perf_counter()
@@ -83,8 +64,7 @@ def measure_speed(
     database_url: str, corpus: Corpus, queries: int, seed: int
 ) -> list[dict[str, Any]]:
     """Per mode and group of accounts: search time without the embedding, the embedding."""
-    import psycopg
-
+    # Imported once run() has set Django up: they load models.
     from search.query import MODES
 
     rng = random.Random(seed)
@@ -142,9 +122,7 @@ def measure_recall(
     database_url: str, corpus: Corpus, queries: int, dimensions: int, seed: int
 ) -> list[dict[str, Any]]:
     """Recall@10 of vector mode (the owner filter on the index) against an exact scan."""
-    import psycopg
-    from pgvector.psycopg import register_vector
-
+    # Imported once run() has set Django up: they load models.
     from search.embedding.hashing import hashing_embed
 
     rng = random.Random(seed + 1)
@@ -156,7 +134,7 @@ def measure_recall(
         conn.execute("SELECT setseed(%s)", (seed / 1000 + 0.5,))
         for label, account in picks.items():
             stored = conn.execute(
-                _ready_chunks_sql("c.id, c.embedding"), (account.user_id,)
+                ready_chunks_sql("c.id, c.embedding"), (account.user_id,)
             ).fetchall()
             ids = [row[0] for row in stored]
             matrix = np.array([row[1].to_numpy() for row in stored], dtype=np.float32)
@@ -277,7 +255,7 @@ def report(results: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Everything, inside a process whose environment points at the private services."""
-    import django
+    import django  # this process's environment names the private services only now
 
     django.setup()
     from django.conf import settings

@@ -43,6 +43,7 @@ def corpus_files(quick: bool) -> list[Path]:
 
 def ingest(files: list[Path], username: str) -> tuple[int, dict[str, float]]:
     """Upload and process every file for a new account; its id and the timings."""
+    # Imported once Django is set up (tests.bench.search's run()): they load models.
     from django.contrib.auth.models import User
     from django.core.files.base import ContentFile
 
@@ -65,6 +66,7 @@ def ingest(files: list[Path], username: str) -> tuple[int, dict[str, float]]:
 
 def ready_texts(owner_id: int) -> dict[uuid.UUID, tuple[str, list[str]]]:
     """Each ready document of the owner: its name and its ready chunks' texts, in order."""
+    # Imported once Django is set up (tests.bench.search's run()): they load models.
     from django.db.models import F
 
     from documents.models import Document
@@ -189,6 +191,7 @@ class Score:
 
 def evaluate(owner_id: int, queries: list[Query], modes: tuple[str, ...]) -> dict:
     """Scores by (mode, kind): every query in every mode, k = 10."""
+    # Imported once Django is set up (tests.bench.search's run()): they load models.
     from search.query import search
 
     scores: dict[tuple[str, str], Score] = {(m, k): Score() for m in modes for k in KINDS}
@@ -206,6 +209,7 @@ def evaluate(owner_id: int, queries: list[Query], modes: tuple[str, ...]) -> dic
 
 def measure(per_document: int, seed: int, quick: bool) -> dict:
     """Ingest, sample, search; everything the report needs. Django must be set up."""
+    # Imported once Django is set up (tests.bench.search's run()): they load models.
     from search.query import MODES
 
     files = corpus_files(quick)

@@ -342,6 +342,7 @@ def _uuid(rng: np.random.Generator) -> uuid.UUID:
 
 def _self_check(embedder: Embedder, words: list[str], rng: np.random.Generator) -> None:
     """The vectorised embedder gives what the `hashing` provider gives."""
+    # Imported once Django is set up (tests.bench.search's run()): they load models.
     from search.embedding.hashing import hashing_embed
 
     ids = rng.integers(0, len(words), size=(3, 40))

@@ -14,8 +14,11 @@ import time
 from typing import Any
 
 import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
 
 from tests.bench.report import percentile
+from tests.bench.search_queries import query_texts, ready_chunks_sql
 from tests.bench.search_synthetic import Corpus
 
 K = 10
@@ -23,12 +26,8 @@ LONG_WORDS = 30
 
 
 def _queries(conn: Any, owner_id: int, count: int, rng: random.Random) -> dict[str, list[str]]:
-    from tests.bench.search import query_texts
-
     rows = conn.execute(
-        "SELECT c.text FROM search_chunk c JOIN documents_document d ON d.id = c.document_id"
-        " AND c.version = d.ready_version WHERE d.owner_id = %s ORDER BY random() LIMIT %s",
-        (owner_id, count),
+        ready_chunks_sql("c.text") + " ORDER BY random() LIMIT %s", (owner_id, count)
     ).fetchall()
     long = []
     for (text,) in rows:
@@ -64,9 +63,8 @@ def _whole_table(conn: Any, vector: np.ndarray, exact: bool, ef_search: int) -> 
 def diagnose(
     database_url: str, corpus: Corpus, queries: int, dimensions: int, seed: int
 ) -> list[dict[str, Any]]:
-    import psycopg
+    # Imported once Django is set up (tests.bench.search's run()): they load models.
     from django.test import override_settings
-    from pgvector.psycopg import register_vector
 
     from search.embedding.hashing import hashing_embed
     from search.scope import Scope

@@ -8,8 +8,10 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from documents.services import delete_document
 from jobs import notify
 from jobs.models import Job, JobStatus
+from jobs.webhooks.models import Event
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -86,3 +88,16 @@ def test_a_push_that_fails_never_fails_the_caller(alice, broker, settings, caplo
     [record] = [r for r in caplog.records if r.name == "jobs.notify"]
     assert record.getMessage() == f"could not push failed to user-{alice.pk}; pages will poll"
     assert record.exc_info is not None
+
+
+def test_deleting_a_document_pushes_its_job_as_cancelled_and_writes_no_webhook_event(alice, broker):
+    document = make_document(alice)
+    job = document.current_job
+    layer, channel = listen(notify.user_group(alice.pk))
+
+    delete_document(document_id=document.id, owner_id=alice.pk)
+
+    message = receive(layer, channel)
+    assert (message["job_id"], message["status"]) == (str(job.id), "cancelled")
+    assert not Job.objects.filter(id=job.id).exists()
+    assert not Event.objects.exists()

@@ -2,7 +2,7 @@
 
 Dead letters here are failed rows written directly, so that each test alone decides when
 `alerts.job_failed` runs; the tests at the end fail jobs through the services and a
-worker, where jobs.ops.events calls it after commit.
+worker, where jobs.events calls it after commit.
 """
 
 import json

@@ -196,5 +196,7 @@ def end_job(owner, *, webhook_url: str = "", failed: bool = False, document=None
         services.fail_job(job=claimed, code="corrupt", detail="The PDF is damaged.")
     else:
         with transaction.atomic():
-            services.complete_job(job=claimed, total=3, ready_version=None)
+            services.complete_job(
+                job=claimed, total=3, ready_version=None, embed_model="hashing::384"
+            )
     return claimed

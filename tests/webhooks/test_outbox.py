@@ -29,7 +29,7 @@ def test_a_success_writes_one_event_and_a_delivery_per_listening_endpoint(alice,
     job = claimed(alice)
 
     with transaction.atomic():
-        services.complete_job(job=job, total=7, ready_version=None)
+        services.complete_job(job=job, total=7, ready_version=None, embed_model="hashing::384")
 
     [event] = Event.objects.all()
     assert event.type == "document.succeeded"
@@ -76,7 +76,7 @@ def test_an_ending_that_rolls_back_leaves_no_event(alice):
     job = claimed(alice)
 
     with transaction.atomic():
-        services.complete_job(job=job, total=3, ready_version=None)
+        services.complete_job(job=job, total=3, ready_version=None, embed_model="hashing::384")
         transaction.set_rollback(True)
 
     assert not Event.objects.exists()

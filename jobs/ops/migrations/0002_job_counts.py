@@ -3,6 +3,9 @@
 from django.db import migrations, models
 
 
+# The second half of the hub that announces job changes (jobs/events.py): it announces
+# after commit; this counts, in the changing statement's own transaction, so ingest_jobs
+# is exact and a scrape sums a few rows (jobs/ops/counts.py) instead of the history.
 # Each statement's net change per (status, lane), read from its transition tables. An
 # UPDATE that moves no job between states or lanes (a heartbeat, progress) adds nothing.
 COUNT_JOBS = """

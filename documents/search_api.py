@@ -1,8 +1,11 @@
-"""GET /api/search/: the caller's ready chunks for a query. Thin: parse, search, answer."""
+"""GET /api/search/: the caller's ready chunks for a query. Thin: parse, search, answer.
+
+Here, not in search: a `document` to search in must be the caller's, which is documents'
+to say; search itself knows chunks, not owners' documents.
+"""
 
 import dataclasses
 
-from django.apps import apps
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -11,6 +14,7 @@ from rest_framework.views import APIView
 
 from config.api_errors import NOT_FOUND, Refused
 from config.auth import signed_in_user
+from documents.models import Document
 from search.query import search
 from search.serializers import MAX_QUERY_CHARS, SearchErrorOut, SearchIn, SearchOut
 
@@ -84,10 +88,9 @@ class SearchView(APIView):
         params.is_valid(raise_exception=True)
         owner = signed_in_user(request)
         document_id = params.validated_data.get("document")
-        if document_id is not None:
-            documents = apps.get_model("documents", "Document").objects
-            if not documents.filter(id=document_id, owner=owner).exists():
-                raise NotFound(NOT_FOUND)
+        mine = Document.objects.filter(id=document_id, owner=owner)
+        if document_id is not None and not mine.exists():
+            raise NotFound(NOT_FOUND)
         answer = search(
             owner_id=owner.pk,
             q=q,

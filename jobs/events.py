@@ -1,10 +1,19 @@
-"""What follows a change of a job's state, once the change is committed.
+"""The hub: what follows a change of a job's state, once the change is committed.
 
 jobs.services calls `changed` from every place that changes a job, and nothing else
 does: the owner's pages hear of it (jobs.notify), the counters move (config.metrics), an
 operational failure alerts whoever is on call (jobs.ops.alerts), and an ending is written
 to the webhooks' outbox in the change's own transaction (jobs.webhooks.outbox). A change
-that rolls back leaves no trace in any of them.
+that rolls back leaves no trace in any of them. This is the one module of jobs' core
+that imports jobs.ops and jobs.webhooks (pyproject.toml's import contracts).
+
+Its second half is in the database: the jobs by state and lane that /metrics reports
+(ingest_jobs) are counted by triggers on jobs_job (jobs/ops/migrations/0002_job_counts.py,
+read by jobs.ops.counts), in the transaction of each statement that changes a row: every
+change announced here, and the deletes that cascade from a document. The figures are
+exact because they commit or roll back with the change itself; a count kept from here,
+after commit, would drift by every process that died in between, and counting the table
+on each scrape is what the triggers exist to avoid (the history grows without end).
 """
 
 import logging
@@ -55,6 +64,13 @@ def many_changed(jobs: Iterable[Job], *, status: str) -> None:
     """Operator actions and sweeps: several jobs to one state, no attempt ended."""
     for job in jobs:
         changed(job, status=status)
+
+
+def deleted(job: Job) -> None:
+    """The job's row went with its document (the foreign key cascades): the owner's other
+    pages drop the row, told it ended cancelled. No webhook event (its row is gone with
+    the job's) and no counter: the triggers subtract the deleted row themselves."""
+    notify.job_changed(job, status=JobStatus.CANCELLED)
 
 
 def attempts_lost(count: int) -> None:
