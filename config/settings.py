@@ -32,9 +32,11 @@ DATA_DIR = Path(env_str("INGEST_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 # DJANGO_SECRET_KEY, else the key `make run` keeps in var/ (config/secret_key.py), else
 # one of this process's own, for a command run before anything was started there
 # (`check`, `embedded status`): nothing it signs outlives the process.
-SECRET_KEY = (
-    env_str("DJANGO_SECRET_KEY") or secret_key.stored(DATA_DIR) or secrets.token_urlsafe(50)
-)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY") or secret_key.stored(DATA_DIR) or ""
+# Said by a system check (config/accounts/checks.py): each process signing with a key of
+# its own signs everyone out of every other process.
+SECRET_KEY_IS_PER_PROCESS = not SECRET_KEY
+SECRET_KEY = SECRET_KEY or secrets.token_urlsafe(50)
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])

@@ -7,3 +7,6 @@ class AccountsConfig(AppConfig):
     name = "config.accounts"
     label = "accounts"
     verbose_name = "Sign-in and API tokens"
+
+    def ready(self) -> None:
+        from config.accounts import checks  # noqa: F401  (registers the system check)

@@ -78,7 +78,9 @@ def test_manage_py_check_with_no_services_answers_promptly_and_starts_none(data_
     elapsed = time.monotonic() - started
 
     assert checked.returncode == 0, checked.stderr
-    assert "System check identified no issues" in checked.stdout
+    # Its one finding: no key is shared yet (`embedded start` or DJANGO_SECRET_KEY gives one).
+    assert "System check identified 1 issue" in checked.stderr
+    assert "(accounts.W001) No secret key is shared between processes" in checked.stderr
     assert elapsed < 30, f"check took {elapsed:.0f} s"
     assert processes_on(data_dir.parent) == []
     for started_by_start in ("pg", "redis", "secret_key"):
@@ -102,6 +104,13 @@ def test_embedded_start_keeps_the_secret_key_that_the_settings_then_read(data_di
     assert os.stat(data_dir / "secret_key").st_mode & 0o777 == 0o600
     assert shown.stdout.strip() == kept
     assert (data_dir / "secret_key").read_text().strip() == kept, "the second start kept it"
+
+
+def test_check_is_silent_about_the_key_once_one_is_set(data_dir):
+    checked = run(unconfigured(data_dir, DJANGO_SECRET_KEY="k" * 50), "manage.py", "check")
+
+    assert checked.returncode == 0, checked.stderr
+    assert "System check identified no issues" in checked.stdout
 
 
 def test_without_a_kept_key_each_process_signs_with_its_own(data_dir):
