@@ -102,8 +102,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First, so that it holds every job id the request would send until the answer is out.
-    "jobs.after_answer.AfterAnswer",
     "django.middleware.security.SecurityMiddleware",
     # What became of each upload and how long its 202 took (ingest_uploads_total, ...).
     "documents.metrics.UploadMetrics",

@@ -17,8 +17,8 @@ from jobs.models import Job
 def insert_document_with_job(*, document: Document, webhook_url: str = "") -> Job | None:
     """Insert a new (unsaved) document together with its first queued job, unless its
     owner already has a document with the same sha256: then nothing is written and None
-    is returned. The job's id is sent after commit (the statement commits itself outside
-    a transaction) and after the request's answer (jobs.queue.send_job_on_commit).
+    is returned. The job's id is sent after commit (at once outside a transaction: the
+    statement commits itself).
 
     This is the upload hot path, so both rows go in one round trip: a data-modifying
     CTE whose document INSERT gives way on the (owner, sha256) unique constraint and

@@ -63,8 +63,8 @@ def queue_new_job(*, document: "Document", webhook_url: str = "", lane: Lane | N
 
 
 def first_job(*, document: "Document", webhook_url: str = "") -> Job:
-    """The unsaved first job of a new document, queued at the document's own creation
-    time and not yet sent. documents.services inserts it together with the document."""
+    """The unsaved first job of a new document, stamped as sent at the document's own
+    creation time. documents.services inserts it together with the document."""
     return Job(
         id=uuid.uuid4(),
         document_id=document.id,
@@ -73,16 +73,16 @@ def first_job(*, document: "Document", webhook_url: str = "") -> Job:
         storage_key=document.storage_key,
         lane=lane_for(document.size),
         queued_at=document.created_at,
+        enqueued_at=document.created_at,
         webhook_url=webhook_url,
     )
 
 
 def first_job_inserted(*, job: Job) -> None:
     """After the insert of first_job's row: its id goes to the broker after commit (at
-    once outside a transaction), after the answer. No push: nobody's page shows the
-    document yet."""
+    once outside a transaction). No push: nobody's page shows the document yet."""
     job._state.adding = False
-    send_job_on_commit(job)
+    send_job_on_commit(job, stamped=True)
 
 
 # --------------------------------------------------------------------------- claiming

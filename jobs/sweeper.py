@@ -20,13 +20,8 @@ from jobs.queue import send_job
 
 log = logging.getLogger(__name__)
 
-# A job created this recently may still be on its way: its send (after commit, after the
-# request's answer: jobs.queue) has not run yet. It runs milliseconds after the commit.
-UNSENT_GRACE_SECONDS = 5
-# How often a looping sweeper looks for never-sent jobs between its full sweeps, so that a
-# web process that died between an answer and its send delays that job by at most about
-# UNSENT_GRACE_SECONDS + UNSENT_CHECK_SECONDS, whatever SWEEPER_INTERVAL is.
-UNSENT_CHECK_SECONDS = 2
+# A job created this recently may still be on its way: its on-commit send has not run.
+UNSENT_GRACE_SECONDS = 10
 
 
 @dataclass
@@ -61,25 +56,11 @@ def requeue_stuck(
             for job in stale:
                 requeued = services.requeue_stale(job=job)
                 (report.reclaimed if requeued else report.crashed).append(job.id)
-    _resend(_waiting(grace, broker_started_at()), limit, report, dry_run=dry_run)
-    return report
-
-
-def send_unsent(*, limit: int = 1000) -> SweepReport:
-    """Only the never-sent part of a sweep (queued, no `enqueued_at`, older than
-    UNSENT_GRACE_SECONDS): a query on the in-flight index, cheap enough to run every
-    UNSENT_CHECK_SECONDS. Safe beside full sweeps, as they are beside each other."""
-    report = SweepReport()
-    _resend(Q(status=JobStatus.QUEUED) & _never_sent(timezone.now()), limit, report)
-    return report
-
-
-def _resend(condition: Q, limit: int, report: SweepReport, *, dry_run: bool = False) -> None:
     with transaction.atomic():
-        waiting = _pick(condition, limit)
+        waiting = _pick(_waiting(grace, broker_started_at()), limit)
         if dry_run:
             report.resent = [job.id for job in waiting]
-            return
+            return report
         # Stamped now, so a concurrent sweeper skips them once this commits.
         Job.objects.filter(id__in=[job.id for job in waiting]).update(enqueued_at=timezone.now())
     for job in waiting:
@@ -88,6 +69,7 @@ def _resend(condition: Q, limit: int, report: SweepReport, *, dry_run: bool = Fa
         (report.resent if sent else report.failed_to_send).append(job.id)
     if report.failed_to_send:
         Job.objects.filter(id__in=report.failed_to_send).update(enqueued_at=None)
+    return report
 
 
 def _pick(condition: Q, limit: int) -> list[Job]:
@@ -119,7 +101,9 @@ def broker_started_at() -> datetime | None:
 def _waiting(grace: float, broker_started: datetime | None) -> Q:
     now = timezone.now()
     queued = Q(status=JobStatus.QUEUED)
-    never_sent = _never_sent(now)
+    never_sent = Q(
+        enqueued_at__isnull=True, queued_at__lt=now - timedelta(seconds=UNSENT_GRACE_SECONDS)
+    )
     # Due since `grace`: sent that long ago (or its retry was due that long ago).
     overdue = Q(enqueued_at__lt=now - timedelta(seconds=grace)) & (
         Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lt=now - timedelta(seconds=grace))
@@ -131,7 +115,3 @@ def _waiting(grace: float, broker_started: datetime | None) -> Q:
         due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
         waiting |= Q(enqueued_at__lt=broker_started) & due
     return queued & waiting
-
-
-def _never_sent(now: datetime) -> Q:
-    return Q(enqueued_at__isnull=True, queued_at__lt=now - timedelta(seconds=UNSENT_GRACE_SECONDS))

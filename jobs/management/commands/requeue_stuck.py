@@ -1,13 +1,12 @@
 """manage.py requeue_stuck: re-send lost messages and take back jobs whose worker died."""
 
 import time
-from collections.abc import Callable
 
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import DatabaseError, connection
 
 from jobs.ops import tick
-from jobs.sweeper import UNSENT_CHECK_SECONDS, SweepReport, requeue_stuck, send_unsent
+from jobs.sweeper import SweepReport, requeue_stuck
 
 
 class Command(BaseCommand):
@@ -38,24 +37,14 @@ class Command(BaseCommand):
             self._sweep(older_than, dry_run)
             return
         while True:
-            self._pass(lambda: self._sweep(older_than, dry_run))
-            # Between full sweeps, never-sent jobs are looked for every few seconds: a web
-            # process that died after an answer must not delay its job by a whole interval.
-            next_sweep = time.monotonic() + loop
-            while (left := next_sweep - time.monotonic()) > UNSENT_CHECK_SECONDS:
-                time.sleep(UNSENT_CHECK_SECONDS)
-                if not dry_run:
-                    self._pass(lambda: self._report(send_unsent(), dry_run=False))
-            time.sleep(max(left, 0))
-
-    def _pass(self, sweep: Callable[[], None]) -> None:
-        try:
-            sweep()
-        except DatabaseError as exc:
-            # A restart or failover: the next pass reconnects. Exiting would leave
-            # recovery to whatever supervises this process, if anything does.
-            self.stderr.write(f"sweep skipped, database unavailable: {exc}".strip())
-            connection.close()
+            try:
+                self._sweep(older_than, dry_run)
+            except DatabaseError as exc:
+                # A restart or failover: the next pass reconnects. Exiting would leave
+                # recovery to whatever supervises this process, if anything does.
+                self.stderr.write(f"sweep skipped, database unavailable: {exc}".strip())
+                connection.close()
+            time.sleep(loop)
 
     def _sweep(self, older_than: float | None, dry_run: bool) -> None:
         self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
