@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from config import auth
 from config.accounts.models import ApiToken
-from config.accounts.tokens import digest_of, issue_token
+from config.accounts.tokens import digest_of, find_token, issue_token
 
 pytestmark = pytest.mark.django_db
 
@@ -96,6 +96,45 @@ def test_a_deleted_token_is_refused(alice, settings):
     issued.token.delete()
 
     assert get(issued.key).status_code == 401
+
+
+def test_a_key_finds_its_token_and_user_as_the_orm_loads_them_in_one_query(
+    alice, django_assert_num_queries
+):
+    alice.first_name, alice.last_login = "Alice", timezone.now()
+    alice.save()
+    issued = issue_token(alice, name="laptop", expires_at=timezone.now() + timedelta(days=1))
+
+    with django_assert_num_queries(1):
+        found = find_token(issued.key)
+        assert found is not None
+        user = found.user
+
+    expected = ApiToken.objects.select_related("user").get(id=issued.token.id)
+    for field in ApiToken._meta.concrete_fields:
+        assert getattr(found, field.attname) == getattr(expected, field.attname), field.name
+    for field in type(alice)._meta.concrete_fields:
+        assert getattr(user, field.attname) == getattr(expected.user, field.attname), field.name
+    assert not found._state.adding
+    assert not user._state.adding
+
+
+def test_an_unknown_key_finds_no_token(alice):
+    issue_token(alice)
+
+    assert find_token("0" * 40) is None
+
+
+def test_a_token_of_a_deactivated_user_is_refused(alice, settings):
+    settings.INGEST_TOKEN_CACHE_SECONDS = 0
+    key = issue_token(alice).key
+    alice.is_active = False
+    alice.save()
+
+    response = get(key)
+
+    assert response.status_code == 401
+    assert "inactive" in response.json()["detail"]
 
 
 def test_create_token_expiry_and_replace(alice):
