@@ -25,14 +25,14 @@ INGEST_REQUEUE_GRACE_SECONDS.
 
 import logging
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import dramatiq
 from django.conf import settings
 from django.db import connection, transaction
-from django.utils import timezone
 
+from jobs.liveness import stale_filter
 from jobs.models import Job, JobStatus
 from jobs.queue import send_job
 
@@ -82,11 +82,10 @@ def _lock(owner_id: int, lane: str) -> None:
 
 
 def running(owner_id: int, lane: str, *, besides: uuid.UUID | None = None) -> int:
-    """The owner's live attempts in the lane. A stale one (its worker stopped renewing
-    the lease) is not counted: it is dead or about to be taken over."""
-    cutoff = timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
-    jobs = Job.objects.filter(
-        owner_id=owner_id, lane=lane, status=JobStatus.PROCESSING, heartbeat_at__gte=cutoff
+    """The owner's live attempts in the lane. A stale one (its worker died or hung,
+    jobs/liveness.py) is not counted: it is about to be taken over."""
+    jobs = Job.objects.filter(owner_id=owner_id, lane=lane, status=JobStatus.PROCESSING).exclude(
+        stale_filter()
     )
     if besides is not None:
         jobs = jobs.exclude(id=besides)

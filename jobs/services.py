@@ -10,7 +10,7 @@ jobs.ops.events (the owner's pages, the metrics, alerts), after commit.
 import enum
 import random
 import uuid
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -19,6 +19,7 @@ from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
 from jobs import fairness, redact
+from jobs.liveness import stale_filter
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.ops import events
 from jobs.queue import send_job_on_commit
@@ -88,20 +89,11 @@ def first_job_inserted(*, job: Job) -> None:
 # --------------------------------------------------------------------------- claiming
 
 
-def _lease_cutoff() -> datetime:
-    return timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
-
-
-def stale_filter() -> Q:
-    """A processing job whose worker stopped renewing its lease."""
-    return Q(status=JobStatus.PROCESSING, heartbeat_at__lt=_lease_cutoff())
-
-
 def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
     """Take the job for this worker: processing, attempts + 1, an attempt record opened.
 
-    Claimable: queued and due (no `next_attempt_at` in the future), or processing with an
-    expired lease (its worker died or hung; that attempt is recorded as lost), and its
+    Claimable: queued and due (no `next_attempt_at` in the future), or stale (its worker
+    died or hung, jobs/liveness.py; that attempt is recorded as lost), and its
     owner has room in the lane (jobs/fairness.py). Returns None when the job is not
     claimable: the caller drops the message. A job whose owner has no room stays queued
     and waits, without its message, for one of the owner's jobs to end. A job whose

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from jobs import services
+from jobs import liveness, services
 from jobs.models import Job, JobStatus
 from jobs.queue import send_job
 
@@ -48,14 +48,11 @@ def requeue_stuck(
     """
     grace = settings.INGEST_REQUEUE_GRACE_SECONDS if older_than is None else older_than
     report = SweepReport()
-    with transaction.atomic():
-        stale = _pick(services.stale_filter(), limit)
-        if dry_run:
-            report.reclaimed = [job.id for job in stale]
-        else:
-            for job in stale:
-                requeued = services.requeue_stale(job=job)
-                (report.reclaimed if requeued else report.crashed).append(job.id)
+    if dry_run:
+        with transaction.atomic():
+            report.reclaimed = [job.id for job in _pick(liveness.stale_filter(), limit)]
+    else:
+        report.reclaimed, report.crashed = _take_back(liveness.stale_filter(), limit)
     with transaction.atomic():
         waiting = _pick(_waiting(grace, broker_started_at()), limit)
         if dry_run:
@@ -70,6 +67,46 @@ def requeue_stuck(
     if report.failed_to_send:
         Job.objects.filter(id__in=report.failed_to_send).update(enqueued_at=None)
     return report
+
+
+def take_back_dead(*, limit: int = 1000) -> list:
+    """Take back the jobs of workers known dead (jobs/liveness.py), at once, as a sweep
+    would once their lease expired: back to the queue (sent after commit), or `crashed`
+    out of attempts. For the worker processes that find a neighbour dead. Returns the
+    ids taken back or failed."""
+    requeued, crashed = _take_back(liveness.worker_dead(), limit)
+    return requeued + crashed
+
+
+def resend_first_sent(*, lane: str, count: int) -> list:
+    """Send again, to the lane's resume queue, the `count` due queued jobs of `lane` sent
+    first. For a dead worker's prefetched messages: they died with it (the broker gives
+    them back only after its own heartbeat timeout, and behind the whole queue), and the
+    queue hands out the first sent first, so these are the ones a worker held. The
+    claim makes a duplicate harmless. Returns the ids sent."""
+    now = timezone.now()
+    due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+    with transaction.atomic():
+        first = list(
+            Job.objects.select_for_update(skip_locked=True)
+            .filter(due, status=JobStatus.QUEUED, lane=lane, enqueued_at__isnull=False)
+            .order_by("enqueued_at")
+            .values_list("id", flat=True)[:count]
+        )
+        # Stamped now, as the sweeper does: sent, so not sent again before the grace.
+        Job.objects.filter(id__in=first).update(enqueued_at=now)
+    return [job_id for job_id in first if send_job(job_id, lane=lane, resumed=True)]
+
+
+def _take_back(condition: Q, limit: int) -> tuple[list, list]:
+    """(re-queued, crashed) among the stale jobs matching `condition`, picked with SKIP
+    LOCKED and changed before the lock is released."""
+    requeued: list = []
+    crashed: list = []
+    with transaction.atomic():
+        for job in _pick(condition, limit):
+            (requeued if services.requeue_stale(job=job) else crashed).append(job.id)
+    return requeued, crashed
 
 
 def _pick(condition: Q, limit: int) -> list[Job]:

@@ -10,9 +10,9 @@ from django.db.models import Count, Sum
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from jobs.liveness import stale_filter
 from jobs.models import Job, JobStatus
 from jobs.ops import counts, heartbeat, scaling
-from jobs.services import stale_filter
 
 
 def _jobs() -> GaugeMetricFamily:

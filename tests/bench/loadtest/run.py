@@ -183,7 +183,7 @@ def _judge(outcome: Outcome, capacity: int) -> None:
         criteria.ack_like_for_like(burst),
         criteria.clean_answers(outcome.answers),
         *criteria.nothing_lost(outcome.answers, final),
-        criteria.killed_jobs_back(outcome.faults, final, params.lease),
+        criteria.killed_jobs_back(outcome.faults, final),
         drain,
         stall,
     ]
