@@ -114,19 +114,30 @@ def _write(write: Callable[..., T], **arguments: object) -> T:
     return when_database_answers(lambda: write(**arguments))
 
 
+# The shared rate limiter's Redis restarting: tried again this often.
+LIMITER_RETRY_SECONDS = 1.0
+
+
 def _embed(texts: list[str], lease: LeaseKeeper) -> list[list[float]]:
-    """The batch's vectors. A 429 is waited out here while this attempt's waits stay
-    within INGEST_EMBED_MAX_WAIT_SECONDS (the limiter makes every worker wait out the
-    provider's Retry-After before its next call); past that, RateLimited retries the job."""
+    """The batch's vectors. A 429, or the shared limiter's Redis restarting, is waited
+    out here while this attempt's waits stay within INGEST_EMBED_MAX_WAIT_SECONDS (the
+    limiter makes every worker wait out the provider's Retry-After before its next
+    call); past that, the error retries the job."""
     deadline = time.monotonic() + settings.INGEST_EMBED_MAX_WAIT_SECONDS
     while True:
         try:
             return embed(texts)
-        except RateLimited as exc:
-            pause = exc.retry_after or 0.0
+        except TransientError as exc:
+            if isinstance(exc, RateLimited):
+                pause = exc.retry_after or 0.0
+            elif exc.code == "connection":
+                pause = LIMITER_RETRY_SECONDS
+                time.sleep(pause)
+            else:
+                raise
             if lease.lost.is_set() or time.monotonic() + pause > deadline:
                 raise
-            log.info("embedding rate limited; waiting %.1f s to send the batch again", pause)
+            log.info("embedding: %s; sending the batch again in %.1f s", exc.code, pause)
 
 
 def _process(job: Job, lease: LeaseKeeper) -> None:

@@ -157,23 +157,27 @@ def _write(name: str, threads: int, queues: list[str], started: datetime) -> Non
 
 def _release_the_dead(judge: str, *, judge_silence: bool) -> None:
     """Take back what the processes found dead held: their jobs, and the messages they
-    had prefetched (as many as each could hold: a message per thread and job queue)."""
+    had prefetched: as many as each could hold besides its jobs (Dramatiq prefetches a
+    message per thread for each queue, and a message being worked on counts)."""
     # Imported here: the sweeper needs the models (see `alive`).
     from jobs.lanes import ROUTES, lane_queues
+    from jobs.models import Job, JobStatus
     from jobs.sweeper import resend_first_sent, take_back_dead
 
     marked = mark_dead(judge=judge, judge_silence=judge_silence)
     if not marked:
         return
+    rows = list(dead().filter(name__in=marked).values_list("name", "threads", "queues"))
+    processing = Job.objects.filter(status=JobStatus.PROCESSING)
+    working = {name: processing.filter(worker__startswith=f"{name}:").count() for name, *_ in rows}
     taken = take_back_dead()
     log.info("took back %d jobs of dead workers", len(taken))
-    for name, threads, queues in (
-        dead().filter(name__in=marked).values_list("name", "threads", "queues")
-    ):
+    for name, threads, queues in rows:
         for lane in {lane for lane, _ in ROUTES}:
             held = [queue for queue in lane_queues(lane) if queue in queues]
-            if held:
-                sent = resend_first_sent(lane=lane, count=threads * len(held))
+            prefetched = threads * len(held) - working[name]
+            if held and prefetched > 0:
+                sent = resend_first_sent(lane=lane, count=prefetched)
                 log.info("sent %d %s jobs again that %s may have held", len(sent), lane, name)
 
 

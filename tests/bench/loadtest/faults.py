@@ -18,6 +18,7 @@ import psycopg
 
 from tests.bench.loadtest.stack import Environment, LoadStack, group_pids
 
+RETRY_AFTER = 2.0  # seconds, what the provider's 429s ask for
 PROCESSING_SQL = "SELECT id::text, attempts, worker FROM jobs_job WHERE status = 'processing'"
 
 
@@ -29,6 +30,7 @@ class Fault:
     detail: str = ""
     jobs: list[tuple[str, int]] = field(default_factory=list)  # (job, attempt) a kill cut
     alone: bool = False  # the killed process was its lane's only one
+    retry_after: float = 0.0  # the cool-down a 429 asked for
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -107,8 +109,13 @@ class FaultInjector:
 
     def provider_429(self, seconds: float) -> Fault:
         assert self.env.openai is not None
-        fault = Fault("429", time.time(), detail=f"every call 429, Retry-After: 2, {seconds:g} s")
-        self.env.openai.broken = "429:2"
+        fault = Fault(
+            "429",
+            time.time(),
+            detail=f"every call 429, Retry-After: {RETRY_AFTER:g}, {seconds:g} s",
+            retry_after=RETRY_AFTER,
+        )
+        self.env.openai.broken = f"429:{RETRY_AFTER:g}"
         try:
             time.sleep(seconds)
         finally:

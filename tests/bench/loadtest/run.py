@@ -177,7 +177,12 @@ def _judge(outcome: Outcome, capacity: int) -> None:
         sampler.samples, final, outcome.answers, outcome.marks["last_upload"], params.settle
     )
     stall, outcome.stalls = criteria.no_stall(
-        final, sampler.retry_due, capacity, outcome.faults, outcome.marks["end"]
+        final,
+        sampler.retry_due,
+        capacity,
+        outcome.faults,
+        outcome.marks["end"],
+        params.sweep_every,
     )
     outcome.results = [
         criteria.ack_like_for_like(burst),
