@@ -59,6 +59,30 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_finishes_once(
     assert Chunk.objects.filter(document_id=finished.document_id).count() == finished.progress_total
 
 
+def test_a_killed_workers_job_is_claimed_again_within_seconds_whatever_the_lease(
+    alice_client, broker, start_worker, slow_openai
+):
+    slow_openai.delay = 2.0  # the doomed worker is mid-call when it dies
+    env = {**openai_env(slow_openai), "INGEST_LEASE_SECONDS": "60"}  # the default lease
+    doomed = start_worker(**env)
+    job_id = upload(alice_client, seed=3, pages=4)
+    eventually(lambda: Job.objects.get(id=job_id, status=JobStatus.PROCESSING), timeout=30)
+    survivor = start_worker(**env)
+
+    doomed.kill()  # no sweeper runs here: the survivor sees its neighbour's pid gone
+    killed = time.monotonic()
+    slow_openai.delay = 0.0
+    eventually(lambda: Job.objects.get(id=job_id, attempts=2), timeout=30)
+    taken_over_after = time.monotonic() - killed
+
+    [finished] = wait_until_terminal([job_id], timeout=60)
+    assert taken_over_after < 15
+    assert finished.status == JobStatus.SUCCEEDED
+    assert pid_of(finished) in survivor.worker_pids()
+    assert list(finished.attempt_log.values_list("outcome", flat=True)) == ["lost", "succeeded"]
+    assert_each_chunk_once()
+
+
 @pytest.mark.parametrize("round_", ROUNDS)
 def test_a_429_storm_backs_off_and_every_job_succeeds_with_bounded_calls(
     alice_client, broker, start_worker, slow_openai, round_
