@@ -19,6 +19,7 @@ import pytest
 from django.db import connection
 
 from config.embedded import socket_url
+from tests.harness.faults import kill_group
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 3
@@ -83,7 +84,7 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL every process of this worker, as the OOM killer would."""
-        with_suppressed(os.killpg, self.popen.pid, signal.SIGKILL)
+        kill_group(self.popen.pid)
         self.popen.wait(10)
 
     def stop(self) -> None:

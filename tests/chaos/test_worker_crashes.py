@@ -4,6 +4,7 @@ import os
 import time
 
 import pytest
+from django.db import connection
 
 from jobs.models import Job, JobStatus
 from jobs.sweeper import requeue_stuck
@@ -11,6 +12,7 @@ from search.models import Chunk
 from tests.chaos.conftest import LEASE_SECONDS, openai_env
 from tests.conftest import eventually, pdf_upload, wait_until_terminal
 from tests.factories import make_pdf
+from tests.harness import chunks, faults
 from tests.services import redis_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,8 +31,9 @@ def pid_of(job: Job) -> int:
 
 
 def assert_each_chunk_once() -> None:
-    positions = Chunk.objects.values("document_id", "version", "index")
-    assert positions.distinct().count() == Chunk.objects.count()
+    with connection.cursor() as cursor:
+        twice = chunks.check(cursor)
+    assert twice.clean, twice
 
 
 @pytest.mark.parametrize("round_", ROUNDS)
@@ -108,10 +111,7 @@ def test_redis_restarted_mid_run_workers_reconnect_and_the_sweeper_resends(
     job_ids = [upload(alice_client, seed=i, pages=2) for i in range(4)]
     eventually(lambda: Job.objects.filter(status=JobStatus.SUCCEEDED).exists(), timeout=30)
 
-    redis = redis_server()
-    redis.stop()  # without persistence: every queued message is gone
-    time.sleep(1)
-    redis.start()
+    faults.restart_redis(redis_server())  # without persistence: every queued message is gone
     # The Procfile's sweeper, looping: jobs whose retry could not be sent while Redis was
     # down are found once their grace period has passed.
     deadline = time.monotonic() + 90

@@ -12,6 +12,7 @@ from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
 from jobs.sweeper import broker_started_at, requeue_stuck
 from tests.conftest import at_once, eventually, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
+from tests.harness import faults
 from tests.services import redis_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -119,10 +120,8 @@ def test_the_command_dry_run_changes_nothing(alice, broker, capsys):
 
 
 def test_jobs_sent_before_redis_restarted_are_sent_again_at_once(alice_client, broker):
-    redis = redis_server()  # no persistence: a restart forgets every message
     before = upload_job(alice_client, seed=1)
-    redis.stop()
-    redis.start()
+    faults.restart_redis(redis_server(), down_seconds=0)  # no persistence: messages forgotten
     # Redis counts its uptime in whole seconds, and the sweeper rounds towards re-sending
     # (a duplicate is harmless, a lost message is not): once it says 3 s, more than 2 s
     # have passed since the restart, past any start time the sweeper can take from it.

@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field
 
 import psycopg
 
-from tests.bench.loadtest.stack import Environment, LoadStack, group_pids
+from tests.bench.loadtest.stack import Environment, LoadStack
+from tests.harness.faults import group_pids
 
 RETRY_AFTER = 2.0  # seconds, what the provider's 429s ask for
 PROCESSING_SQL = "SELECT id::text, attempts, worker FROM jobs_job WHERE status = 'processing'"
