@@ -65,16 +65,21 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_finishes_once(
 def test_a_killed_workers_job_is_claimed_again_within_seconds_whatever_the_lease(
     alice_client, broker, start_worker, slow_openai
 ):
-    slow_openai.delay = 2.0  # the doomed worker is mid-call when it dies
-    env = {**openai_env(slow_openai), "INGEST_LEASE_SECONDS": "60"}  # the default lease
+    env = {
+        **openai_env(slow_openai),
+        "INGEST_LEASE_SECONDS": "60",  # the default lease
+        "INGEST_EMBED_TIMEOUT_SECONDS": "120",
+    }
     doomed = start_worker(**env)
+    probed = slow_openai.calls
+    slow_openai.delay = 90.0  # the doomed worker's call hangs until it dies
     job_id = upload(alice_client, seed=3, pages=4)
-    eventually(lambda: Job.objects.get(id=job_id, status=JobStatus.PROCESSING), timeout=30)
+    eventually(lambda: slow_openai.calls > probed, timeout=30)
+    slow_openai.delay = 0.0  # answered at once from now on (the survivor's probe too)
     survivor = start_worker(**env)
 
     doomed.kill()  # no sweeper runs here: the survivor sees its neighbour's pid gone
     killed = time.monotonic()
-    slow_openai.delay = 0.0
     eventually(lambda: Job.objects.get(id=job_id, attempts=2), timeout=30)
     taken_over_after = time.monotonic() - killed
 
