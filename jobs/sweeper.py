@@ -43,8 +43,9 @@ def requeue_stuck(
       as lost) and are sent, or end `crashed` when they are out of attempts;
     - queued jobs never sent, or due more than `older_than` seconds ago (default
       INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again;
-    - so are due queued jobs sent before the broker's Redis last started: their message
-      may have gone with it, and waiting out the grace period would stall them.
+    - so are due queued jobs sent before the broker's Redis last started (their message
+      may have gone with it) or queued before it and never sent (the broker was down):
+      waiting out the grace period would stall them.
     """
     grace = settings.INGEST_REQUEUE_GRACE_SECONDS if older_than is None else older_than
     report = SweepReport()
@@ -147,8 +148,11 @@ def _waiting(grace: float, broker_started: datetime | None) -> Q:
     )
     waiting = never_sent | overdue
     if broker_started is not None:
-        # Sent to a Redis that has restarted since, and due: sent again at once. Once
-        # stamped by this sweep, they wait for the grace period like any other.
+        # Sent to a Redis that has restarted since, or queued before it started and never
+        # sent (the send failed while it was down), and due: sent at once. Once stamped
+        # by this sweep, they wait for the grace period like any other.
         due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
-        waiting |= Q(enqueued_at__lt=broker_started) & due
+        lost = Q(enqueued_at__lt=broker_started)
+        unsent = Q(enqueued_at__isnull=True, queued_at__lt=broker_started)
+        waiting |= (lost | unsent) & due
     return queued & waiting

@@ -210,11 +210,15 @@ def _pid_gone(pid: int, since: datetime) -> bool:
     """Whether no process `pid` runs that could have written a row at `since`: there is
     none, it is a zombie, or it started after (the pid was reused)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
+        os.kill(pid, 0)  # signal 0: only asks whether the pid exists
+    except ProcessLookupError:
         return True
+    except PermissionError:
+        pass  # another user's process: it exists
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return False  # unreadable says nothing
+        return False  # exists, but /proc hides it: that says nothing more
     fields = stat[stat.rindex(")") + 2 :].split()
     if fields[0] in ("Z", "X"):
         return True

@@ -108,6 +108,21 @@ def test_a_429_storm_backs_off_and_every_job_succeeds_with_bounded_calls(
     assert_each_chunk_once()
 
 
+def test_a_short_429_is_waited_out_in_the_same_attempt(
+    alice_client, broker, start_worker, slow_openai
+):
+    start_worker(**openai_env(slow_openai))
+    slow_openai.script(["429:1", "429:1"])  # the first two calls: wait a second
+    job_id = upload(alice_client, seed=5, pages=1)
+
+    [job] = wait_until_terminal([job_id], timeout=60)
+
+    assert job.status == JobStatus.SUCCEEDED
+    # The batch was sent again once the cool-down ended: no retry behind the queue.
+    assert list(job.attempt_log.values_list("outcome", flat=True)) == ["succeeded"]
+    assert slow_openai.calls >= 3
+
+
 def test_redis_restarted_mid_run_workers_reconnect_and_the_sweeper_resends(
     alice_client, broker, start_worker, slow_openai
 ):

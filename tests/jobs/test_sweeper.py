@@ -139,6 +139,32 @@ def test_jobs_sent_before_redis_restarted_are_sent_again_at_once(alice_client, b
     assert requeue_stuck().resent == [], "sent once, then it waits like any other job"
 
 
+def test_a_job_whose_send_failed_while_redis_was_down_is_sent_once_it_is_back(alice_client, broker):
+    redis = redis_server()
+    redis.stop()
+    try:
+        unsent = upload_job(alice_client, seed=3)  # accepted; its send failed
+    finally:
+        redis.start()
+    assert Job.objects.get(id=unsent).enqueued_at is None
+
+    # Not after the unsent grace (UNSENT_GRACE_SECONDS) nor the requeue grace: at once.
+    report = requeue_stuck()
+
+    assert [str(job_id) for job_id in report.resent] == [unsent]
+    assert messages(broker) == 1
+
+
+def test_a_just_created_job_not_yet_sent_is_left_alone_its_send_may_be_on_the_way(alice, broker):
+    eventually(lambda: broker_started_at() < timezone.now() - timedelta(seconds=1), timeout=5)
+    job = make_document(alice).current_job
+    Job.objects.filter(id=job.id).update(enqueued_at=None)
+
+    assert requeue_stuck().resent == []
+    Job.objects.filter(id=job.id).update(queued_at=timezone.now() - timedelta(minutes=1))
+    assert requeue_stuck().resent == [job.id]
+
+
 def upload_job(client, seed: int) -> str:
     answer = client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=seed))})
     return answer.json()["results"][0]["job_id"]

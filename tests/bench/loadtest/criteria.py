@@ -202,13 +202,13 @@ def longest_attempts(final: Final, faults: list[Fault], sweep_every: float) -> d
 def no_stall(
     final: Final,
     retry_due: dict,
-    capacity: int,
+    capacity: dict[str, int],
     faults: list[Fault],
     end: float,
     sweep_every: float,
 ) -> tuple[Criterion, list[dict]]:
-    """No attempt claimed later after the queue had reached it (stalls.py; one worker
-    pool's threads of slack for prefetch and reordering) than its own limit: its lane's
+    """No attempt claimed later after the queue had reached it (stalls.py; its lane's
+    worker threads of slack for prefetch and reordering) than its own limit: its lane's
     longest attempt, plus what each fault it waited through may hold it (`fault_hold`).
     The lease is not part of it: a dead worker's jobs come back when its death is known."""
     found = stalls(final, retry_due, capacity, end)

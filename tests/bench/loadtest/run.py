@@ -168,7 +168,7 @@ def _wait_for_drain(database_url: str, outcome: Outcome, params: Params) -> None
     say(f"gave up waiting after {params.drain_timeout:.0f} s")
 
 
-def _judge(outcome: Outcome, capacity: int) -> None:
+def _judge(outcome: Outcome, capacity: dict[str, int]) -> None:
     final, sampler, params = outcome.final, outcome.sampler, outcome.params
     assert final is not None
     assert sampler is not None

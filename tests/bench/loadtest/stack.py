@@ -104,9 +104,9 @@ class LoadStack(Stack):
         return {**self.env, "dramatiq_queue_prefetch": str(self.threads)}
 
     @property
-    def capacity(self) -> int:
-        """Jobs the workers can hold at once."""
-        return len(self.workers) * self.threads
+    def capacity(self) -> dict[str, int]:
+        """Jobs each lane's workers can hold at once."""
+        return {lane: n * self.threads for lane, n in lane_split(len(self.workers)).items()}
 
     def supervise(self) -> None:
         """Start again any process that exits, a second later, as the Procfile runner
