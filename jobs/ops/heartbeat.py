@@ -8,9 +8,10 @@ other worker process marks it dead (`dead_at`) as soon as it can tell:
 - at once, when the process shares its process table (a machine, a pid namespace) and its
   pid is gone, a zombie or another process's: checked every CHECK_SECONDS, and first
   thing by the replacement a supervisor starts;
-- when its beat is STALE_BEATS intervals late, from anywhere; judged only by a process
-  that has reached the database itself all that time, so a database outage, which
-  silences every beat, never passes for everyone's death.
+- when its beat is STALE_BEATS intervals late, from another process table (a neighbour
+  whose pid runs is only starved or stuck); judged only by a process that has reached the
+  database itself all that time, so a database outage, which silences every beat, never
+  passes for everyone's death.
 
 It then takes back the jobs the dead held (jobs.sweeper), so they are claimed again in
 seconds instead of after their lease, and nobody's share of a lane is held by the dead
@@ -183,9 +184,9 @@ def _release_the_dead(judge: str, *, judge_silence: bool) -> None:
 
 def mark_dead(*, judge: str, judge_silence: bool) -> list[str]:
     """Mark dead the processes `judge` (this process) can tell are: those of its process
-    table whose pid is gone, and, with `judge_silence`, those whose beat is late past
-    `silence_seconds()` (pass it only when the judge itself reached the database all
-    that time). Returns the names newly marked."""
+    table whose pid is gone, and, with `judge_silence`, those of other process tables
+    whose beat is late past `silence_seconds()` (pass it only when the judge itself
+    reached the database all that time). Returns the names newly marked."""
     from jobs.ops.models import WorkerProcess
 
     undecided = WorkerProcess.objects.filter(dead_at__isnull=True).exclude(name=judge)
@@ -197,7 +198,9 @@ def mark_dead(*, judge: str, judge_silence: bool) -> list[str]:
         gone = [name for name, pid, started in neighbours if _pid_gone(pid, started)]
     condition = Q(name__in=gone)
     if judge_silence:
-        condition |= Q(beat_at__lt=timezone.now() - timedelta(seconds=silence_seconds()))
+        # Not a neighbour whose pid runs: that one is alive, only starved of CPU or stuck.
+        late = Q(beat_at__lt=timezone.now() - timedelta(seconds=silence_seconds()))
+        condition |= late & ~Q(pid_space=pid_space() or None)
     marked = list(undecided.filter(condition).values_list("name", flat=True))
     if marked:
         # Conditional on still being undecided: two judges mark a process once.

@@ -116,6 +116,13 @@ def test_a_silent_beat_is_death_only_to_a_judge_that_reached_the_database_all_al
     assert heartbeat.mark_dead(judge=JUDGE, judge_silence=True) == [silent.name]
 
 
+def test_a_neighbour_whose_pid_runs_is_alive_however_late_its_beat(alice, broker, live_pid):
+    # Starved of CPU (a nice worker on a busy machine) or stuck: not dead, its lease decides.
+    process(live_pid, beat_ago=2 * heartbeat.silence_seconds())
+
+    assert heartbeat.mark_dead(judge=JUDGE, judge_silence=True) == []
+
+
 def test_the_first_sent_queued_jobs_of_the_lane_are_sent_again_to_its_resume_queue(alice, broker):
     jobs = [make_document(alice).current_job for _ in range(3)]
     now = timezone.now()
