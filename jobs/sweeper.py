@@ -22,6 +22,11 @@ log = logging.getLogger(__name__)
 
 # A job created this recently may still be on its way: its on-commit send has not run.
 UNSENT_GRACE_SECONDS = 10
+# A job that already had its turn is sent to its lane's resume queue, which workers serve
+# first; still not claimed this long after it was due, its message is held by a worker
+# whose threads are all busy (Dramatiq prefetches for each queue apart), so it is sent
+# again for a free one to take.
+RESUME_GRACE_SECONDS = 10
 
 
 @dataclass
@@ -42,7 +47,8 @@ def requeue_stuck(
     - processing jobs whose lease expired go back to `queued` (their attempt is recorded
       as lost) and are sent, or end `crashed` when they are out of attempts;
     - queued jobs never sent, or due more than `older_than` seconds ago (default
-      INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again;
+      INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again; so are jobs
+      that already had an attempt, RESUME_GRACE_SECONDS after they were due;
     - so are due queued jobs sent before the broker's Redis last started (their message
       may have gone with it) or queued before it and never sent (the broker was down):
       waiting out the grace period would stall them.
@@ -146,7 +152,11 @@ def _waiting(grace: float, broker_started: datetime | None) -> Q:
     overdue = Q(enqueued_at__lt=now - timedelta(seconds=grace)) & (
         Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lt=now - timedelta(seconds=grace))
     )
-    waiting = never_sent | overdue
+    resume_grace = now - timedelta(seconds=RESUME_GRACE_SECONDS)
+    resumed_overdue = Q(attempts__gt=0, enqueued_at__lt=resume_grace) & (
+        Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lt=resume_grace)
+    )
+    waiting = never_sent | overdue | resumed_overdue
     if broker_started is not None:
         # Sent to a Redis that has restarted since, or queued before it started and never
         # sent (the send failed while it was down), and due: sent at once. Once stamped

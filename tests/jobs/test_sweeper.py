@@ -165,6 +165,20 @@ def test_a_just_created_job_not_yet_sent_is_left_alone_its_send_may_be_on_the_wa
     assert requeue_stuck().resent == [job.id]
 
 
+def test_a_resumed_job_not_claimed_soon_after_it_was_due_is_sent_again(alice, broker):
+    # Its message sits with a worker whose every thread is busy: another may be free.
+    # (Sent after Redis last started, so only this rule can explain a re-send.)
+    eventually(lambda: broker_started_at() < timezone.now() - timedelta(seconds=12), timeout=20)
+    sent = timezone.now() - timedelta(seconds=11)
+    job = make_document(alice).current_job
+    Job.objects.filter(id=job.id).update(attempts=1, enqueued_at=sent)
+    waiting = make_document(alice).current_job  # never had a turn: it waits for the grace
+    Job.objects.filter(id=waiting.id).update(enqueued_at=sent)
+
+    assert requeue_stuck().resent == [job.id]
+    assert broker.client.hlen("dramatiq:fast-resume.msgs") == 1
+
+
 def upload_job(client, seed: int) -> str:
     answer = client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=seed))})
     return answer.json()["results"][0]["job_id"]
