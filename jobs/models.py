@@ -3,8 +3,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, F, OuterRef, Q, Value
+from django.db.models.functions import Concat, Left, Length
 from django.utils import timezone
+
+# The process table is the one part of jobs.ops that jobs' core reads (who is alive);
+# it imports nothing of jobs.
+from jobs.ops.models import WorkerProcess
 
 
 class JobStatus(models.TextChoices):
@@ -26,11 +31,30 @@ TERMINAL_STATUSES = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 IN_FLIGHT_STATUSES = (JobStatus.QUEUED, JobStatus.PROCESSING)
 
 
-def _stale() -> Q:
-    """The one definition of a stale job, which `stale()` and `running()` both read: a
-    job to extend it with another sign of a dead attempt."""
+def _worker_dead() -> Q:
+    """Processing, and its worker's process is known dead: another worker process found
+    its pid gone from the process table they share (killed; its replacement starting), or
+    its heartbeat stopped (jobs.ops.heartbeat marks it). Known within seconds.
+    (Job.worker is "<process name>:<thread>".)"""
+    of_dead_process = (
+        WorkerProcess.objects.filter(dead_at__isnull=False)
+        .annotate(prefix=Concat("name", Value(":")))
+        .filter(prefix=Left(OuterRef("worker"), Length(F("name")) + 1))
+    )
+    return Q(status=JobStatus.PROCESSING) & Q(Exists(of_dead_process))
+
+
+def _lease_expired() -> Q:
+    """Processing, and its worker stopped renewing the lease: the backstop for what no
+    process can see (a hung worker, a machine whose every worker died at once)."""
     cutoff = timezone.now() - timedelta(seconds=settings.INGEST_LEASE_SECONDS)
     return Q(status=JobStatus.PROCESSING, heartbeat_at__lt=cutoff)
+
+
+def _stale() -> Q:
+    """The one definition of a stale job, which `stale()` and `running()` both read: no
+    live attempt holds it, because its worker died or hung."""
+    return _worker_dead() | _lease_expired()
 
 
 class JobQuerySet(models.QuerySet["Job"]):
@@ -43,10 +67,16 @@ class JobQuerySet(models.QuerySet["Job"]):
         return self.filter(status__in=IN_FLIGHT_STATUSES)
 
     def stale(self) -> "JobQuerySet":
-        """Processing, but its attempt is dead: the worker stopped renewing the lease
-        (killed, out of memory, hung). The sweeper takes these back, a claim may take one
-        over, an operator may retry one; none of them counts as running."""
+        """Processing, but its attempt is dead: its worker's process is known dead, or
+        the worker stopped renewing the lease (killed, out of memory, hung). The sweeper
+        takes these back, a claim may take one over, an operator may retry one; none of
+        them counts as running."""
         return self.filter(_stale())
+
+    def of_dead_workers(self) -> "JobQuerySet":
+        """Stale because the worker's process is known dead: taken back at once by the
+        process that found it dead, without waiting for the lease."""
+        return self.filter(_worker_dead())
 
     def running(self) -> "JobQuerySet":
         """Processing and not stale: attempts alive now, each holding a worker thread and

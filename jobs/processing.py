@@ -3,15 +3,24 @@
 Every write is conditional on this attempt still holding the job, and the result
 becomes visible in one transaction with the job's success. How each kind of failure
 ends is decided here, once: permanent errors fail the job, everything else retries.
+
+Two passing troubles are ridden out inside the attempt instead, because retrying the
+job would throw away its extracted text and send it behind the queue for longer than
+the trouble lasted: a database restart (each write is tried again on a new connection
+while it comes back, jobs/reconnect.py) and a provider asking for a pause (a 429's
+cool-down, shared by every worker, is waited out for up to
+INGEST_EMBED_MAX_WAIT_SECONDS per attempt, and the same batch sent again).
 """
 
 import contextlib
 import itertools
 import logging
 import tempfile
+import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -28,12 +37,13 @@ from search.embedding.signature import current_signature
 from search.pipeline.classify import classify_text
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
-from search.pipeline.errors import ExtractTimeout, PermanentError, TransientError
+from search.pipeline.errors import ExtractTimeout, PermanentError, RateLimited, TransientError
 from search.pipeline.extract import Page, extract_document
 from search.pipeline.split import Piece, split_pages
 from search.pipeline.store import delete_chunks_of_version, delete_stale_chunks, upsert_chunks
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class LostJob(Exception):
@@ -97,6 +107,39 @@ def _check(job: Job, lease: LeaseKeeper) -> None:
         raise LostJob
 
 
+def _write(write: Callable[..., T], **arguments: object) -> T:
+    """`write(**arguments)`, one of this attempt's writes (each is safe to repeat:
+    conditional or an upsert), tried again on a new connection while a database restart
+    lasts."""
+    return when_database_answers(lambda: write(**arguments))
+
+
+# The shared rate limiter's Redis restarting: tried again this often.
+LIMITER_RETRY_SECONDS = 1.0
+
+
+def _embed(texts: list[str], lease: LeaseKeeper) -> list[list[float]]:
+    """The batch's vectors. A 429, or the shared limiter's Redis restarting, is waited
+    out here while this attempt's waits stay within INGEST_EMBED_MAX_WAIT_SECONDS (the
+    limiter makes every worker wait out the provider's Retry-After before its next
+    call); past that, the error retries the job."""
+    deadline = time.monotonic() + settings.INGEST_EMBED_MAX_WAIT_SECONDS
+    while True:
+        try:
+            return embed(texts)
+        except TransientError as exc:
+            if isinstance(exc, RateLimited):
+                pause = exc.retry_after or 0.0
+            elif exc.code == "connection":
+                pause = LIMITER_RETRY_SECONDS
+                time.sleep(pause)
+            else:
+                raise
+            if lease.lost.is_set() or time.monotonic() + pause > deadline:
+                raise
+            log.info("embedding: %s; sending the batch again in %.1f s", exc.code, pause)
+
+
 def _process(job: Job, lease: LeaseKeeper) -> None:
     pages = _extract(job)
     _check(job, lease)
@@ -136,7 +179,12 @@ def _extract(job: Job) -> list[Page]:
     pages = [Page(page.number, clean_text(page.text)) for page in raw]
     metrics.PAGES.inc(len(pages))
     # Only the newest version describes the document.
-    documents.record_page_count(document_id=job.document_id, version=job.version, pages=len(pages))
+    _write(
+        documents.record_page_count,
+        document_id=job.document_id,
+        version=job.version,
+        pages=len(pages),
+    )
     return pages
 
 
@@ -150,16 +198,25 @@ def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper) -> None:
     total = len(pieces)
     done = 0
     for batch in _batches(pieces, settings.INGEST_EMBED_BATCH):
-        vectors = embed([piece.text for piece in batch])
+        vectors = _embed([piece.text for piece in batch], lease)
         # Progress doubles as the ownership check: a job deleted or taken over while
         # this batch was embedded gets no chunks written.
         _check(job, lease)
-        if not services.record_progress(job=job, done=done, total=total):
+        if not _write(services.record_progress, job=job, done=done, total=total):
             raise LostJob
-        upsert_chunks(
-            document_id=job.document_id, version=job.version, pieces=batch, vectors=vectors
+        _write(
+            upsert_chunks,
+            document_id=job.document_id,
+            version=job.version,
+            pieces=batch,
+            vectors=vectors,
         )
         done += len(batch)
+    _write(_complete, job=job, total=total)
+
+
+def _complete(*, job: Job, total: int) -> None:
+    """The attempt's success and the version's chunks made visible, in one transaction."""
     with transaction.atomic():
         ready = documents.lock_for_completion(document_id=job.document_id)
         outcome = services.complete_job(

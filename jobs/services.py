@@ -93,8 +93,8 @@ def first_job_inserted(*, job: Job) -> None:
 def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
     """Take the job for this worker: processing, attempts + 1, an attempt record opened.
 
-    Claimable: queued and due (no `next_attempt_at` in the future), or processing with an
-    expired lease (its worker died or hung; that attempt is recorded as lost), and its
+    Claimable: queued and due (no `next_attempt_at` in the future), or stale (its worker
+    died or hung, Job.objects.stale(); that attempt is recorded as lost), and its
     owner has room in the lane (jobs/fairness.py). Returns None when the job is not
     claimable: the caller drops the message. A job whose owner has no room stays queued
     and waits, without its message, for one of the owner's jobs to end. A job whose

@@ -22,6 +22,11 @@ log = logging.getLogger(__name__)
 
 # A job created this recently may still be on its way: its on-commit send has not run.
 UNSENT_GRACE_SECONDS = 10
+# A job that already had its turn is sent to its lane's resume queue, which workers serve
+# first; still not claimed this long after it was due, its message is held by a worker
+# whose threads are all busy (Dramatiq prefetches for each queue apart), so it is sent
+# again for a free one to take.
+RESUME_GRACE_SECONDS = 10
 
 
 @dataclass
@@ -42,20 +47,19 @@ def requeue_stuck(
     - processing jobs whose lease expired go back to `queued` (their attempt is recorded
       as lost) and are sent, or end `crashed` when they are out of attempts;
     - queued jobs never sent, or due more than `older_than` seconds ago (default
-      INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again;
-    - so are due queued jobs sent before the broker's Redis last started: their message
-      may have gone with it, and waiting out the grace period would stall them.
+      INGEST_REQUEUE_GRACE_SECONDS) and still not picked up, are sent again; so are jobs
+      that already had an attempt, RESUME_GRACE_SECONDS after they were due;
+    - so are due queued jobs sent before the broker's Redis last started (their message
+      may have gone with it) or queued before it and never sent (the broker was down):
+      waiting out the grace period would stall them.
     """
     grace = settings.INGEST_REQUEUE_GRACE_SECONDS if older_than is None else older_than
     report = SweepReport()
-    with transaction.atomic():
-        stale = _pick(Job.objects.stale(), limit)
-        if dry_run:
-            report.reclaimed = [job.id for job in stale]
-        else:
-            for job in stale:
-                requeued = services.requeue_stale(job=job)
-                (report.reclaimed if requeued else report.crashed).append(job.id)
+    if dry_run:
+        with transaction.atomic():
+            report.reclaimed = [job.id for job in _pick(Job.objects.stale(), limit)]
+    else:
+        report.reclaimed, report.crashed = _take_back(Job.objects.stale(), limit)
     with transaction.atomic():
         waiting = _pick(Job.objects.filter(_waiting(grace, broker_started_at())), limit)
         if dry_run:
@@ -70,6 +74,46 @@ def requeue_stuck(
     if report.failed_to_send:
         Job.objects.filter(id__in=report.failed_to_send).update(enqueued_at=None)
     return report
+
+
+def take_back_dead(*, limit: int = 1000) -> list:
+    """Take back the jobs of workers known dead (Job.objects.of_dead_workers()), at once, as a sweep
+    would once their lease expired: back to the queue (sent after commit), or `crashed`
+    out of attempts. For the worker processes that find a neighbour dead. Returns the
+    ids taken back or failed."""
+    requeued, crashed = _take_back(Job.objects.of_dead_workers(), limit)
+    return requeued + crashed
+
+
+def resend_first_sent(*, lane: str, count: int) -> list:
+    """Send again, to the lane's resume queue, the `count` due queued jobs of `lane` sent
+    first. For a dead worker's prefetched messages: they died with it (the broker gives
+    them back only after its own heartbeat timeout, and behind the whole queue), and the
+    queue hands out the first sent first, so these are the ones a worker held. The
+    claim makes a duplicate harmless. Returns the ids sent."""
+    now = timezone.now()
+    due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+    with transaction.atomic():
+        first = list(
+            Job.objects.select_for_update(skip_locked=True)
+            .filter(due, status=JobStatus.QUEUED, lane=lane, enqueued_at__isnull=False)
+            .order_by("enqueued_at")
+            .values_list("id", flat=True)[:count]
+        )
+        # Stamped now, as the sweeper does: sent, so not sent again before the grace.
+        Job.objects.filter(id__in=first).update(enqueued_at=now)
+    return [job_id for job_id in first if send_job(job_id, lane=lane, resumed=True)]
+
+
+def _take_back(stale: QuerySet[Job], limit: int) -> tuple[list, list]:
+    """(re-queued, crashed) among `stale` jobs, picked with SKIP LOCKED and changed
+    before the lock is released."""
+    requeued: list = []
+    crashed: list = []
+    with transaction.atomic():
+        for job in _pick(stale, limit):
+            (requeued if services.requeue_stale(job=job) else crashed).append(job.id)
+    return requeued, crashed
 
 
 def _pick(jobs: QuerySet[Job], limit: int) -> list[Job]:
@@ -104,10 +148,17 @@ def _waiting(grace: float, broker_started: datetime | None) -> Q:
     overdue = Q(enqueued_at__lt=now - timedelta(seconds=grace)) & (
         Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lt=now - timedelta(seconds=grace))
     )
-    waiting = never_sent | overdue
+    resume_grace = now - timedelta(seconds=RESUME_GRACE_SECONDS)
+    resumed_overdue = Q(attempts__gt=0, enqueued_at__lt=resume_grace) & (
+        Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lt=resume_grace)
+    )
+    waiting = never_sent | overdue | resumed_overdue
     if broker_started is not None:
-        # Sent to a Redis that has restarted since, and due: sent again at once. Once
-        # stamped by this sweep, they wait for the grace period like any other.
+        # Sent to a Redis that has restarted since, or queued before it started and never
+        # sent (the send failed while it was down), and due: sent at once. Once stamped
+        # by this sweep, they wait for the grace period like any other.
         due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
-        waiting |= Q(enqueued_at__lt=broker_started) & due
+        lost = Q(enqueued_at__lt=broker_started)
+        unsent = Q(enqueued_at__isnull=True, queued_at__lt=broker_started)
+        waiting |= (lost | unsent) & due
     return queued & waiting

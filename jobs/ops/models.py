@@ -4,7 +4,8 @@ from django.db import models
 class WorkerProcess(models.Model):
     """A Dramatiq worker process, while it lives: it writes `beat_at` every
     INGEST_WORKER_BEAT_SECONDS (jobs.ops.heartbeat) and deletes its row when it stops.
-    A row whose beat is three intervals old belongs to a process that died."""
+    A process that dies leaves its row: another worker marks it dead (`dead_at`) once it
+    sees the pid gone from their shared process table, or its beat three intervals late."""
 
     name = models.CharField(max_length=200, primary_key=True, help_text="host:pid")
     host = models.CharField(max_length=150)
@@ -13,6 +14,12 @@ class WorkerProcess(models.Model):
     queues = models.JSONField(default=list)
     started_at = models.DateTimeField()
     beat_at = models.DateTimeField()
+    # The process table the pid belongs to (kernel boot and pid namespace); empty where
+    # it cannot be told. Only a process in the same one may judge the pid gone.
+    pid_space = models.CharField(max_length=100, blank=True, default="", db_default="")
+    dead_at = models.DateTimeField(
+        null=True, blank=True, help_text="When another worker found this process dead."
+    )
 
     class Meta:
         ordering = ["host", "pid"]

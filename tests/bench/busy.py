@@ -130,7 +130,7 @@ def busy_round(
             raise RuntimeError(f"a preload upload was refused: {answer.status} {answer.code}")
     # Every worker thread extracting (the fair share lets four accounts fill both lanes).
     deadline = time.monotonic() + 30
-    while _count(db, PROCESSING) < stack.capacity and time.monotonic() < deadline:
+    while _count(db, PROCESSING) < sum(stack.capacity.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
     busy = _count(db, PROCESSING)
     began = time.monotonic()
@@ -169,7 +169,10 @@ def run_pair(args: argparse.Namespace, nice: int | None) -> tuple[Round, Round, 
         with psycopg.connect(
             service_env["DATABASE_URL"], autocommit=True, connect_timeout=10
         ) as db:
-            meta = {"machine": describe_machine(service_env), "capacity": stack.capacity}
+            meta = {
+                "machine": describe_machine(service_env),
+                "capacity": sum(stack.capacity.values()),
+            }
             files = payloads.corpus_files()
             client.warm_up(stack.web_port, tokens[:16])
             label = "the Procfile's priorities" if nice is None else f"every process at nice {nice}"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from config.embedded import free_port
 from tests.fakes.openai_server import FakeOpenAI
+from tests.harness.faults import kill_group
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90  # seconds; generous, other test runs may share the two cores
@@ -135,8 +136,7 @@ class ServerProcess:
         """SIGKILL the whole process group, as the OOM killer or a crash would."""
         if self.popen is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
+        kill_group(self.popen.pid)
         self.popen.wait(10)
 
     def stop(self) -> None:

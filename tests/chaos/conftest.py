@@ -18,6 +18,7 @@ import psutil
 import pytest
 from django.db import connection
 
+from tests.harness.faults import kill_group
 from tests.harness.services import database_url as url_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +83,7 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL every process of this worker, as the OOM killer would."""
-        with_suppressed(os.killpg, self.popen.pid, signal.SIGKILL)
+        kill_group(self.popen.pid)
         self.popen.wait(10)
 
     def stop(self) -> None:

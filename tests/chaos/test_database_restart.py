@@ -103,7 +103,7 @@ def test_a_job_whose_claim_met_no_database_for_long_is_redelivered_and_finishes(
     assert time.monotonic() - started < 60
 
 
-def test_a_job_processing_through_a_restart_is_retried_at_once_not_after_its_lease(
+def test_a_job_processing_through_a_restart_rides_it_out_in_the_same_attempt(
     alice_client, broker, start_worker, slow_openai
 ):
     slow_openai.delay = 2.0  # each embedding call stalls, so the restart lands mid-job
@@ -120,9 +120,10 @@ def test_a_job_processing_through_a_restart_is_retried_at_once_not_after_its_lea
 
     [job] = wait_until_terminal([job_id], timeout=60)
     assert job.status == JobStatus.SUCCEEDED
+    # Its writes were tried again on a new connection: the extracted text was not thrown
+    # away for a retry behind the queue.
     attempts = list(job.attempt_log.values_list("outcome", "error_code"))
-    assert attempts[0][1] == "connection", attempts
-    assert attempts[-1] == ("succeeded", "")
+    assert attempts == [("succeeded", "")]
     assert Chunk.objects.filter(document_id=job.document_id).count() == job.progress_total
 
 

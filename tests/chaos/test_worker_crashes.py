@@ -4,6 +4,7 @@ import os
 import time
 
 import pytest
+from django.db import connection
 
 from jobs.models import Job, JobStatus
 from jobs.sweeper import requeue_stuck
@@ -11,6 +12,7 @@ from search.models import Chunk
 from tests.chaos.conftest import LEASE_SECONDS, openai_env
 from tests.conftest import eventually, pdf_upload, wait_until_terminal
 from tests.factories import make_pdf
+from tests.harness import chunks, faults
 from tests.services import redis_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,8 +31,9 @@ def pid_of(job: Job) -> int:
 
 
 def assert_each_chunk_once() -> None:
-    positions = Chunk.objects.values("document_id", "version", "index")
-    assert positions.distinct().count() == Chunk.objects.count()
+    with connection.cursor() as cursor:
+        twice = chunks.check(cursor)
+    assert twice.clean, twice
 
 
 @pytest.mark.parametrize("round_", ROUNDS)
@@ -59,6 +62,35 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_finishes_once(
     assert Chunk.objects.filter(document_id=finished.document_id).count() == finished.progress_total
 
 
+def test_a_killed_workers_job_is_claimed_again_within_seconds_whatever_the_lease(
+    alice_client, broker, start_worker, slow_openai
+):
+    env = {
+        **openai_env(slow_openai),
+        "INGEST_LEASE_SECONDS": "60",  # the default lease
+        "INGEST_EMBED_TIMEOUT_SECONDS": "120",
+    }
+    doomed = start_worker(**env)
+    probed = slow_openai.calls
+    slow_openai.delay = 90.0  # the doomed worker's call hangs until it dies
+    job_id = upload(alice_client, seed=3, pages=4)
+    eventually(lambda: slow_openai.calls > probed, timeout=30)
+    slow_openai.delay = 0.0  # answered at once from now on (the survivor's probe too)
+    survivor = start_worker(**env)
+
+    doomed.kill()  # no sweeper runs here: the survivor sees its neighbour's pid gone
+    killed = time.monotonic()
+    eventually(lambda: Job.objects.get(id=job_id, attempts=2), timeout=30)
+    taken_over_after = time.monotonic() - killed
+
+    [finished] = wait_until_terminal([job_id], timeout=60)
+    assert taken_over_after < 15
+    assert finished.status == JobStatus.SUCCEEDED
+    assert pid_of(finished) in survivor.worker_pids()
+    assert list(finished.attempt_log.values_list("outcome", flat=True)) == ["lost", "succeeded"]
+    assert_each_chunk_once()
+
+
 @pytest.mark.parametrize("round_", ROUNDS)
 def test_a_429_storm_backs_off_and_every_job_succeeds_with_bounded_calls(
     alice_client, broker, start_worker, slow_openai, round_
@@ -76,6 +108,21 @@ def test_a_429_storm_backs_off_and_every_job_succeeds_with_bounded_calls(
     assert_each_chunk_once()
 
 
+def test_a_short_429_is_waited_out_in_the_same_attempt(
+    alice_client, broker, start_worker, slow_openai
+):
+    start_worker(**openai_env(slow_openai))
+    slow_openai.script(["429:1", "429:1"])  # the first two calls: wait a second
+    job_id = upload(alice_client, seed=5, pages=1)
+
+    [job] = wait_until_terminal([job_id], timeout=60)
+
+    assert job.status == JobStatus.SUCCEEDED
+    # The batch was sent again once the cool-down ended: no retry behind the queue.
+    assert list(job.attempt_log.values_list("outcome", flat=True)) == ["succeeded"]
+    assert slow_openai.calls >= 3
+
+
 def test_redis_restarted_mid_run_workers_reconnect_and_the_sweeper_resends(
     alice_client, broker, start_worker, slow_openai
 ):
@@ -84,10 +131,7 @@ def test_redis_restarted_mid_run_workers_reconnect_and_the_sweeper_resends(
     job_ids = [upload(alice_client, seed=i, pages=2) for i in range(4)]
     eventually(lambda: Job.objects.filter(status=JobStatus.SUCCEEDED).exists(), timeout=30)
 
-    redis = redis_server()
-    redis.stop()  # without persistence: every queued message is gone
-    time.sleep(1)
-    redis.start()
+    faults.restart_redis(redis_server())  # without persistence: every queued message is gone
     # The Procfile's sweeper, looping: jobs whose retry could not be sent while Redis was
     # down are found once their grace period has passed.
     deadline = time.monotonic() + 90

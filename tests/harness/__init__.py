@@ -1,5 +1,7 @@
-"""What tests and benchmarks both stand on: private services in a directory of their own.
+"""What tests and benchmarks both stand on: private Postgres and Redis in a directory of
+their own (services.py), faults to inject (faults.py: kill a process group, restart Redis
+or Postgres) and the "no chunk twice" check (chunks.py).
 
-Tests (tests/services.py, the pytest plugin) and benchmarks (tests/bench/) import this;
-it imports no test module and no benchmark, so the dependency runs one way.
+Tests (tests/services.py, the pytest plugin, and the suites) and benchmarks (tests/bench/)
+import this; it imports no test module and no benchmark, so the dependency runs one way.
 """

@@ -12,6 +12,7 @@ from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
 from jobs.sweeper import broker_started_at, requeue_stuck
 from tests.conftest import at_once, eventually, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
+from tests.harness import faults
 from tests.services import redis_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -119,10 +120,8 @@ def test_the_command_dry_run_changes_nothing(alice, broker, capsys):
 
 
 def test_jobs_sent_before_redis_restarted_are_sent_again_at_once(alice_client, broker):
-    redis = redis_server()  # no persistence: a restart forgets every message
     before = upload_job(alice_client, seed=1)
-    redis.stop()
-    redis.start()
+    faults.restart_redis(redis_server(), down_seconds=0)  # no persistence: messages forgotten
     # Redis counts its uptime in whole seconds, and the sweeper rounds towards re-sending
     # (a duplicate is harmless, a lost message is not): once it says 3 s, more than 2 s
     # have passed since the restart, past any start time the sweeper can take from it.
@@ -138,6 +137,46 @@ def test_jobs_sent_before_redis_restarted_are_sent_again_at_once(alice_client, b
         finished = wait_until_terminal([before, after])
     assert {job.status for job in finished} == {JobStatus.SUCCEEDED}
     assert requeue_stuck().resent == [], "sent once, then it waits like any other job"
+
+
+def test_a_job_whose_send_failed_while_redis_was_down_is_sent_once_it_is_back(alice_client, broker):
+    redis = redis_server()
+    redis.stop()
+    try:
+        unsent = upload_job(alice_client, seed=3)  # accepted; its send failed
+    finally:
+        redis.start()
+    assert Job.objects.get(id=unsent).enqueued_at is None
+
+    # Not after the unsent grace (UNSENT_GRACE_SECONDS) nor the requeue grace: at once.
+    report = requeue_stuck()
+
+    assert [str(job_id) for job_id in report.resent] == [unsent]
+    assert messages(broker) == 1
+
+
+def test_a_just_created_job_not_yet_sent_is_left_alone_its_send_may_be_on_the_way(alice, broker):
+    eventually(lambda: broker_started_at() < timezone.now() - timedelta(seconds=1), timeout=5)
+    job = make_document(alice).current_job
+    Job.objects.filter(id=job.id).update(enqueued_at=None)
+
+    assert requeue_stuck().resent == []
+    Job.objects.filter(id=job.id).update(queued_at=timezone.now() - timedelta(minutes=1))
+    assert requeue_stuck().resent == [job.id]
+
+
+def test_a_resumed_job_not_claimed_soon_after_it_was_due_is_sent_again(alice, broker):
+    # Its message sits with a worker whose every thread is busy: another may be free.
+    # (Sent after Redis last started, so only this rule can explain a re-send.)
+    eventually(lambda: broker_started_at() < timezone.now() - timedelta(seconds=12), timeout=20)
+    sent = timezone.now() - timedelta(seconds=11)
+    job = make_document(alice).current_job
+    Job.objects.filter(id=job.id).update(attempts=1, enqueued_at=sent)
+    waiting = make_document(alice).current_job  # never had a turn: it waits for the grace
+    Job.objects.filter(id=waiting.id).update(enqueued_at=sent)
+
+    assert requeue_stuck().resent == [job.id]
+    assert broker.client.hlen("dramatiq:fast-resume.msgs") == 1
 
 
 def upload_job(client, seed: int) -> str:

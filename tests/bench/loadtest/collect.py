@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import psycopg
 
+from tests.harness import chunks
+
 JOBS_SQL = """
 SELECT id::text, document_id::text, version, lane, status, attempts, progress_total,
        error_code, extract(epoch FROM created_at), extract(epoch FROM queued_at),
@@ -20,12 +22,6 @@ FROM jobs_jobattempt ORDER BY job_id, number
 CHUNKS_SQL = """
 SELECT document_id::text, version, count(*) FROM search_chunk GROUP BY document_id, version
 """
-# Both are impossible while the constraints hold; the load test checks, not trusts.
-DUPLICATE_POSITIONS_SQL = """
-SELECT count(*) FROM (SELECT 1 FROM search_chunk
-                      GROUP BY document_id, version, index HAVING count(*) > 1) AS twice
-"""
-DUPLICATE_IDS_SQL = "SELECT count(*) - count(DISTINCT id) FROM search_chunk"
 
 
 @dataclass
@@ -60,8 +56,7 @@ class Final:
     jobs: dict[str, JobRow] = field(default_factory=dict)
     attempts: dict[str, list[AttemptRow]] = field(default_factory=dict)  # by job, in order
     chunks: dict[tuple[str, int], int] = field(default_factory=dict)
-    duplicate_positions: int = 0
-    duplicate_ids: int = 0
+    twice: chunks.Twice = field(default_factory=lambda: chunks.Twice(0, 0, []))
 
 
 def _float(value: object) -> float | None:
@@ -84,6 +79,6 @@ def read_final(database_url: str) -> Final:
             final.attempts.setdefault(job_id, []).append(attempt)
         for document, version, count in conn.execute(CHUNKS_SQL).fetchall():
             final.chunks[(document, version)] = count
-        final.duplicate_positions = conn.execute(DUPLICATE_POSITIONS_SQL).fetchone()[0]  # type: ignore[index]
-        final.duplicate_ids = conn.execute(DUPLICATE_IDS_SQL).fetchone()[0]  # type: ignore[index]
+        with conn.cursor() as cursor:
+            final.twice = chunks.check(cursor)
     return final

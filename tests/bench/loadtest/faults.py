@@ -1,7 +1,9 @@
 """The faults, one after the other while jobs are processing, each with its times on record.
 
-- a worker process SIGKILLed while it holds jobs (then started again after a second, as
-  the Procfile runner does);
+- a worker process SIGKILLed while it holds jobs, of the fast lane, which has another
+  process, so that what is measured is how soon its jobs are taken back, not how long a
+  replacement takes to boot (it is started again after a second, as the Procfile runner
+  does);
 - Redis stopped and started on the same port;
 - Postgres restarted (fast: every session is ended);
 - the embeddings provider answering 429 with `Retry-After: 2` for a while.
@@ -14,8 +16,10 @@ from dataclasses import asdict, dataclass, field
 
 import psycopg
 
-from tests.bench.loadtest.stack import Environment, LoadStack, group_pids
+from tests.bench.loadtest.stack import Environment, LoadStack
+from tests.harness.faults import group_pids
 
+RETRY_AFTER = 2.0  # seconds, what the provider's 429s ask for
 PROCESSING_SQL = "SELECT id::text, attempts, worker FROM jobs_job WHERE status = 'processing'"
 
 
@@ -26,6 +30,8 @@ class Fault:
     end: float = 0.0  # when the fault was over (the process back, the provider answering)
     detail: str = ""
     jobs: list[tuple[str, int]] = field(default_factory=list)  # (job, attempt) a kill cut
+    alone: bool = False  # the killed process was its lane's only one
+    retry_after: float = 0.0  # the cool-down a 429 asked for
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -49,18 +55,22 @@ class FaultInjector:
         self.faults: list[Fault] = []
 
     def kill_worker(self, wait: float = 60.0) -> Fault:
-        """SIGKILL the worker process holding the most jobs (waiting until one holds any)."""
+        """SIGKILL the worker process holding the most jobs (waiting until one holds any)
+        in the lane with the most processes."""
+        lanes = [worker.name.rstrip("0123456789") for worker in self.stack.workers]
+        lane = max(set(lanes), key=lanes.count)
         deadline = time.monotonic() + wait
         while True:
-            held = self._jobs_by_worker()
+            held = {n: jobs for n, jobs in self._jobs_by_worker().items() if lanes[n] == lane}
             best = max(held, key=lambda n: len(held[n]), default=None)
             if (best is not None and held[best]) or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
-        worker = self.stack.workers[best if best is not None else 0]
+        worker = self.stack.workers[best if best is not None else lanes.index(lane)]
         assert worker.popen is not None
         pids = group_pids(worker.popen.pid)
         fault = Fault("kill", time.time(), detail=f"{worker.name} (pids {sorted(pids)})")
+        fault.alone = lanes.count(lane) == 1
         self.stack.held.add(worker.name)  # this restart is ours, not the supervisor's
         try:
             worker.kill()
@@ -100,8 +110,13 @@ class FaultInjector:
 
     def provider_429(self, seconds: float) -> Fault:
         assert self.env.openai is not None
-        fault = Fault("429", time.time(), detail=f"every call 429, Retry-After: 2, {seconds:g} s")
-        self.env.openai.broken = "429:2"
+        fault = Fault(
+            "429",
+            time.time(),
+            detail=f"every call 429, Retry-After: {RETRY_AFTER:g}, {seconds:g} s",
+            retry_after=RETRY_AFTER,
+        )
+        self.env.openai.broken = f"429:{RETRY_AFTER:g}"
         try:
             time.sleep(seconds)
         finally:

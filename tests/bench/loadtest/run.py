@@ -168,7 +168,7 @@ def _wait_for_drain(database_url: str, outcome: Outcome, params: Params) -> None
     say(f"gave up waiting after {params.drain_timeout:.0f} s")
 
 
-def _judge(outcome: Outcome, capacity: int) -> None:
+def _judge(outcome: Outcome, capacity: dict[str, int]) -> None:
     final, sampler, params = outcome.final, outcome.sampler, outcome.params
     assert final is not None
     assert sampler is not None
@@ -177,13 +177,18 @@ def _judge(outcome: Outcome, capacity: int) -> None:
         sampler.samples, final, outcome.answers, outcome.marks["last_upload"], params.settle
     )
     stall, outcome.stalls = criteria.no_stall(
-        final, sampler.retry_due, capacity, outcome.faults, outcome.marks["end"]
+        final,
+        sampler.retry_due,
+        capacity,
+        outcome.faults,
+        outcome.marks["end"],
+        params.sweep_every,
     )
     outcome.results = [
         criteria.ack_like_for_like(burst),
         criteria.clean_answers(outcome.answers),
         *criteria.nothing_lost(outcome.answers, final),
-        criteria.killed_jobs_back(outcome.faults, final, params.lease),
+        criteria.killed_jobs_back(outcome.faults, final),
         drain,
         stall,
     ]

