@@ -26,7 +26,7 @@ UNSENT_GRACE_SECONDS = 10
 # first; still not claimed this long after it was due, its message is held by a worker
 # whose threads are all busy (Dramatiq prefetches for each queue apart), so it is sent
 # again for a free one to take.
-RESUME_GRACE_SECONDS = 10
+RESUME_GRACE_SECONDS = 5  # a claim takes well under this; a copy sent too soon is dropped
 
 
 @dataclass
