@@ -181,6 +181,11 @@ def _during(faults: list[Fault], began: float, claimed: float) -> list[Fault]:
     return [fault for fault in faults if began - 10 < fault.start < claimed]
 
 
+# A lane's queues (its own and its resume queue): a worker prefetches a message per thread
+# for each, so a message it holds may wait for this many rounds of its threads' attempts.
+QUEUES_PER_LANE = 2
+
+
 def longest_attempts(final: Final, faults: list[Fault], sweep_every: float) -> dict[str, float]:
     """Per lane, the longest successful attempt less what the faults it waited through
     held it: a message a worker prefetched (a message per thread for each of the lane's
@@ -208,8 +213,9 @@ def no_stall(
     sweep_every: float,
 ) -> tuple[Criterion, list[dict]]:
     """No attempt claimed later after the queue had reached it (stalls.py; its lane's
-    worker threads of slack for prefetch and reordering) than its own limit: its lane's
-    longest attempt, plus what each fault it waited through may hold it (`fault_hold`).
+    worker threads of slack for prefetch and reordering) than its own limit: a round of its
+    lane's longest attempt for each queue a worker prefetches from, plus what each fault it
+    waited through may hold it (`fault_hold`).
     The lease is not part of it: a dead worker's jobs come back when its death is known."""
     found = stalls(final, retry_due, capacity, end)
     base = longest_attempts(final, faults, sweep_every)
@@ -218,7 +224,7 @@ def no_stall(
     for stall in found:
         claimed = stall["claimed"] if stall["claimed"] is not None else end
         during = _during(faults, max(stall["due"], stall["reached"]), claimed)
-        stall["limit"] = base.get(stall["lane"], 0.0) + sum(
+        stall["limit"] = QUEUES_PER_LANE * base.get(stall["lane"], 0.0) + sum(
             fault_hold(fault, sweep_every)[0] for fault in during
         )
         stall["during"] = [fault.name for fault in during]
@@ -235,7 +241,8 @@ def no_stall(
     holds = "; ".join(fault_hold(fault, sweep_every)[1] for fault in faults)
     lanes = ", ".join(f"{lane} {seconds:.0f} s" for lane, seconds in sorted(base.items()))
     limit = (
-        f"per attempt: its lane's longest attempt (prefetch; {lanes}) + the hold of each "
+        f"per attempt: {QUEUES_PER_LANE} x its lane's longest attempt (prefetch: a message "
+        f"per thread for each of its queues; {lanes}) + the hold of each "
         f"fault it waited through ({holds})"
     )
     worst = found[0] if found else None
