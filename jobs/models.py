@@ -37,7 +37,7 @@ def _worker_dead() -> Q:
     its heartbeat stopped (jobs.ops.heartbeat marks it). Known within seconds.
     (Job.worker is "<process name>:<thread>".)"""
     of_dead_process = (
-        WorkerProcess.objects.filter(dead_at__isnull=False)
+        WorkerProcess.objects.dead()
         .annotate(prefix=Concat("name", Value(":")))
         .filter(prefix=Left(OuterRef("worker"), Length(F("name")) + 1))
     )

@@ -77,13 +77,6 @@ def alive() -> "QuerySet[WorkerProcess]":
     return WorkerProcess.objects.filter(beat_at__gte=cutoff, dead_at__isnull=True)
 
 
-def dead() -> "QuerySet[WorkerProcess]":
-    """Processes another worker found dead (`mark_dead`)."""
-    from jobs.ops.models import WorkerProcess
-
-    return WorkerProcess.objects.filter(dead_at__isnull=False)
-
-
 class WorkerHeartbeat(Middleware):
     def __init__(self) -> None:
         self._stop = threading.Event()
@@ -163,12 +156,17 @@ def _release_the_dead(judge: str, *, judge_silence: bool) -> None:
     # Imported here: the sweeper needs the models (see `alive`).
     from jobs.lanes import ROUTES, lane_queues
     from jobs.models import Job, JobStatus
+    from jobs.ops.models import WorkerProcess
     from jobs.sweeper import resend_first_sent, take_back_dead
 
     marked = mark_dead(judge=judge, judge_silence=judge_silence)
     if not marked:
         return
-    rows = list(dead().filter(name__in=marked).values_list("name", "threads", "queues"))
+    rows = list(
+        WorkerProcess.objects.dead()
+        .filter(name__in=marked)
+        .values_list("name", "threads", "queues")
+    )
     processing = Job.objects.filter(status=JobStatus.PROCESSING)
     working = {name: processing.filter(worker__startswith=f"{name}:").count() for name, *_ in rows}
     taken = take_back_dead()

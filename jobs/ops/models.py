@@ -1,6 +1,13 @@
 from django.db import models
 
 
+class WorkerProcessQuerySet(models.QuerySet["WorkerProcess"]):
+    def dead(self) -> "WorkerProcessQuerySet":
+        """Processes another worker found dead (jobs.ops.heartbeat.mark_dead): the one
+        definition, read by the heartbeat's take-back and by the Job queryset's stale()."""
+        return self.filter(dead_at__isnull=False)
+
+
 class WorkerProcess(models.Model):
     """A Dramatiq worker process, while it lives: it writes `beat_at` every
     INGEST_WORKER_BEAT_SECONDS (jobs.ops.heartbeat) and deletes its row when it stops.
@@ -20,6 +27,8 @@ class WorkerProcess(models.Model):
     dead_at = models.DateTimeField(
         null=True, blank=True, help_text="When another worker found this process dead."
     )
+
+    objects = WorkerProcessQuerySet.as_manager()
 
     class Meta:
         ordering = ["host", "pid"]

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from config import embedded
 from tests.harness import services as harness
+from tests.harness.manage import run_manage
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 # Env for the servers: no throttling, no backpressure refusals, no access log.
@@ -63,14 +64,7 @@ def django_on_private_services(prefix: str) -> Iterator[Services]:
 
 def manage(env: dict[str, str], *args: str) -> str:
     """Run manage.py with env; its stdout, or an error with its output."""
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_manage(*args, env=env)
     if result.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
     return result.stdout

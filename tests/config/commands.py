@@ -1,11 +1,9 @@
 """manage.py in a subprocess, as a person runs it beside the checkout."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness.manage import run_manage
 
 
 def manage(*args: str, data_dir: Path, **urls: str) -> str:
@@ -14,13 +12,6 @@ def manage(*args: str, data_dir: Path, **urls: str) -> str:
     fails the test when the command fails."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(urls, INGEST_DATA_DIR=str(data_dir))
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_manage(*args, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stdout
