@@ -20,7 +20,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 
 install: $(VENV)/.installed-dev
 
-## make run: web, ws, a worker per lane and the sweeper from the Procfile (each restarted if it dies),
+## make run: web, ws, a worker per lane, the webhook deliverer and the sweeper from the Procfile (each restarted if it dies),
 ## on the embedded services unless DATABASE_URL / REDIS_URL are set.
 run: $(VENV)/.installed-base
 	$(PY) manage.py embedded start
@@ -39,7 +39,7 @@ run: $(VENV)/.installed-base
 	@echo
 	@echo "  Stop: Ctrl-C here stops the servers; then 'make stop-services' stops Postgres and Redis."
 	@echo
-	PORT=$(PORT) $(PY) -m config.procfile web ws worker-fast worker-batch sweeper
+	PORT=$(PORT) $(PY) -m config.procfile web ws worker-fast worker-batch worker-webhooks sweeper
 
 ## make browser: Debian's chromium for the browser tests (tests/browser), when missing.
 ## Nothing to do with CHROMIUM_PATH set (a browser of your own) or INGEST_SKIP_BROWSER_TESTS=1.

@@ -470,6 +470,24 @@ INGEST_PUBLIC_URL = env_str("INGEST_PUBLIC_URL").strip().rstrip("/")
 INGEST_WEBHOOK_ALLOW_PRIVATE = env_bool("INGEST_WEBHOOK_ALLOW_PRIVATE", False)
 # Attempts per delivery before it is left failed (about a day of backoff at the default).
 INGEST_WEBHOOK_MAX_ATTEMPTS = env_int("INGEST_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
+# Deliveries of one owner in flight at once (the `worker-webhooks` process has
+# WORKER_WEBHOOKS_THREADS threads for everyone); the owner's others wait their turn, and
+# other owners' go ahead of them.
+INGEST_WEBHOOK_MAX_CONCURRENT_PER_USER = env_int(
+    "INGEST_WEBHOOK_MAX_CONCURRENT_PER_USER", 2, minimum=1
+)
+# Seconds a webhook URL's host name may take to resolve: when an upload or an endpoint
+# names it (past it: 400 webhook_dns_timeout), and within each delivery attempt's budget.
+INGEST_WEBHOOK_DNS_TIMEOUT_SECONDS = env_float(
+    "INGEST_WEBHOOK_DNS_TIMEOUT_SECONDS", 3.0, minimum=0.1
+)
+# DNS servers for webhook host names (host or host:port, comma-separated); empty: the
+# system's (/etc/resolv.conf).
+INGEST_DNS_SERVERS = env_list("INGEST_DNS_SERVERS", [])
+# Endpoints one user may register (POST /api/webhooks/ over it: 409 too_many_endpoints).
+INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER = env_int(
+    "INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER", 10, minimum=1
+)
 
 # --------------------------------------------------------------------------- i18n, logs
 

@@ -72,7 +72,7 @@ def prepare(
     try:
         webhook_url = endpoints.upload_url(webhook_urls)
     except InvalidWebhookURL as exc:
-        raise Refusal(http_status=400, code="invalid_webhook_url", detail=str(exc)) from None
+        raise Refusal(http_status=400, code=exc.code, detail=str(exc)) from None
     return Upload(
         owner=owner,
         files=files,

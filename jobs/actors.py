@@ -1,21 +1,27 @@
 """Dramatiq actors, one per lane. Thin: check the message, claim the job, run it."""
 
+import logging
 import os
 import socket
 import threading
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from typing import TypedDict
 
 import dramatiq
 from django.conf import settings
+from django.utils import timezone
 from dramatiq.common import current_millis
 from dramatiq.middleware import CurrentMessage
 
 from jobs import processing, services
 from jobs.lanes import ROUTES
 from jobs.models import Job
+from jobs.queue import send_job
 from jobs.reconnect import database_was_away, when_database_answers
+
+log = logging.getLogger(__name__)
 
 
 def worker_name() -> str:
@@ -29,17 +35,43 @@ def _message_age_seconds() -> float:
     return max(0.0, current_millis() - message.message_timestamp) / 1000
 
 
-def handle(job_id: str) -> None:
+def handle(job_id: str, *, lane: str, resumed: bool) -> None:
     """What every lane's actor does with a job id.
 
     A claim that meets no database waits for it first, holding the message and so the
     job's place in the queue (a restart takes a second or two). Only if it stays away
     does this raise: the message then comes back after a delay (`database_was_away`)
     instead of being consumed while the job waits for the sweeper's grace period.
+
+    A new job's message first gives way to a resumed job left waiting (`_give_way`).
     """
+    if not resumed:
+        job_id = when_database_answers(lambda: _give_way(job_id, lane))
     job = when_database_answers(lambda: _claim(uuid.UUID(job_id)))
     if job is not None:
         processing.run(job)
+
+
+# A resumed job's message is claimed within a second by a free thread; one sent longer
+# ago than this sits in the prefetch of a worker whose threads are all busy (a killed
+# worker's jobs, prefetched by a neighbour while its own replacement boots).
+GIVE_WAY_AFTER_SECONDS = 2.0
+
+
+def _give_way(job_id: str, lane: str) -> str:
+    """The job this thread should run: a resumed job of the lane left waiting, if there
+    is one, and then this new job is sent to the lane's resume queue (where the next free
+    thread takes it, ahead of every other new job); else this one. The waiting job's own
+    message, claimed later, is dropped by the claim."""
+    sent_before = timezone.now() - timedelta(seconds=GIVE_WAY_AFTER_SECONDS)
+    waiting = Job.objects.resumed_waiting(lane, sent_before=sent_before)
+    found = waiting.values_list("id", flat=True).first()
+    if found is None or str(found) == job_id:
+        return job_id
+    if not send_job(uuid.UUID(job_id), lane=lane, resumed=True):
+        return job_id  # the broker is away: keep this one rather than lose its message
+    log.info("job %s gives way to %s, resumed and left waiting", job_id, found)
+    return str(found)
 
 
 def _claim(job_id: uuid.UUID) -> Job | None:
@@ -81,7 +113,12 @@ def _actor(lane: str, *, resumed: bool) -> dramatiq.Actor:
     name, queue = ROUTES[(lane, resumed)]
     priority = RESUMED if resumed else NEW
     declare = dramatiq.actor(actor_name=name, queue_name=queue, priority=priority, **_OPTIONS)
-    return declare(handle)
+
+    def run(job_id: str) -> None:
+        handle(job_id, lane=lane, resumed=resumed)
+
+    run.__name__ = name
+    return declare(run)
 
 
 process_fast_job = _actor("fast", resumed=False)

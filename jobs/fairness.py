@@ -32,6 +32,7 @@ import dramatiq
 from django.conf import settings
 from django.db import connection, transaction
 
+from config import locks
 from jobs.models import Job
 from jobs.queue import send_job
 
@@ -73,11 +74,7 @@ def lock_for_claim(job_id: uuid.UUID) -> Claimant | None:
 
 
 def _lock(owner_id: int, lane: str) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-            [f"ingest.fair:{owner_id}:{lane}"],
-        )
+    locks.hold(f"ingest.fair:{owner_id}:{lane}")  # the name lock_for_claim's SQL makes
 
 
 def running(owner_id: int, lane: str, *, besides: uuid.UUID | None = None) -> int:

@@ -1,5 +1,5 @@
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
@@ -77,6 +77,19 @@ class JobQuerySet(models.QuerySet["Job"]):
         """Stale because the worker's process is known dead: taken back at once by the
         process that found it dead, without waiting for the lease."""
         return self.filter(_worker_dead())
+
+    def resumed_waiting(self, lane: str, *, sent_before: datetime) -> "JobQuerySet":
+        """Queued again after an attempt (taken back from a dead worker, retried), due,
+        and sent to its resume queue before `sent_before` yet not claimed: its message
+        sits in a busy worker's prefetch. Oldest sent first."""
+        now = timezone.now()
+        return self.filter(
+            Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now),
+            status=JobStatus.QUEUED,
+            attempts__gt=0,
+            lane=lane,
+            enqueued_at__lt=sent_before,
+        ).order_by("enqueued_at")
 
     def running(self) -> "JobQuerySet":
         """Processing and not stale: attempts alive now, each holding a worker thread and
@@ -160,6 +173,12 @@ class Job(models.Model):
                 fields=["owner"],
                 name="job_owner_in_flight",
                 condition=Q(status__in=IN_FLIGHT_STATUSES),
+            ),
+            # Each new job's start asks for resumed jobs left waiting: a tiny set.
+            models.Index(
+                fields=["lane", "enqueued_at"],
+                name="job_resumed_waiting",
+                condition=Q(status="queued", attempts__gt=0),
             ),
         ]
 

@@ -6,22 +6,32 @@ differently a moment later (DNS rebinding) cannot lead it inside.
 """
 
 import ipaddress
-import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from django.conf import settings
+
+from jobs.webhooks import resolver
 
 MAX_URL_LENGTH = 2000
 # Cloud metadata services that sit on ordinary-looking addresses (the link-local ones,
 # 169.254.169.254 and fd00:ec2::254, are refused as link-local or private anyway).
 METADATA = {ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("192.0.0.192")}
 
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Address = resolver.Address
 
 
 class InvalidWebhookURL(ValueError):
-    """The URL is not one a webhook may be sent to; the message says why, for a person."""
+    """The URL is not one a webhook may be sent to; the message says why, for a person,
+    and `code` is the API's."""
+
+    code = "invalid_webhook_url"
+
+
+class WebhookDNSTimeout(InvalidWebhookURL):
+    """The host's name did not resolve in time: the URL may be fine, its DNS is not."""
+
+    code = "webhook_dns_timeout"
 
 
 @dataclass(frozen=True)
@@ -55,10 +65,30 @@ def parse(url: str) -> tuple[str, str, int, str]:
     return parts.scheme, parts.hostname, port or default, path
 
 
+def same_url(url: str) -> str:
+    """The URL as two spellings of one address compare: scheme and host in lower case,
+    no default port, "/" for an empty path. Unreadable URLs compare as written."""
+    try:
+        scheme, host, port, path = parse(url.strip())
+    except InvalidWebhookURL:
+        return url
+    host = f"[{host}]" if ":" in host else host
+    default = 443 if scheme == "https" else 80
+    netloc = host if port == default else f"{host}:{port}"
+    return f"{scheme}://{netloc.lower()}{path}"
+
+
 def forbidden(address: Address) -> bool:
     """An address a webhook may not reach unless INGEST_WEBHOOK_ALLOW_PRIVATE."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        # An IPv4 address inside an IPv6 one reaches that IPv4 host: it must pass too.
+        # IPv4-mapped (::ffff:a.b.c.d), 6to4 (2002::/16) and Teredo (2001::/32, its server
+        # and its client) carry one.
+        inside = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+        if any(embedded is not None and forbidden(embedded) for embedded in inside):
+            return True
+        if address.ipv4_mapped is not None:
+            return False  # the mapped address passed
     return (
         address.is_loopback
         or address.is_private
@@ -71,33 +101,34 @@ def forbidden(address: Address) -> bool:
     )
 
 
-def resolve(host: str, port: int) -> list[Address]:
+def resolve(host: str, port: int, *, timeout: float | None = None) -> list[Address]:
+    """The host's addresses, within `timeout` seconds (INGEST_WEBHOOK_DNS_TIMEOUT_SECONDS
+    when None); WebhookDNSTimeout past it, InvalidWebhookURL when it does not resolve."""
+    limit = settings.INGEST_WEBHOOK_DNS_TIMEOUT_SECONDS if timeout is None else timeout
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
+        return resolver.resolve(host, port, timeout=limit)
+    except resolver.Timeout:
+        raise WebhookDNSTimeout(
+            f"The host {host!r} did not resolve within {limit:g} s. Check the name, or try "
+            "again later."
+        ) from None
+    except resolver.Failed as exc:
         raise InvalidWebhookURL(f"The host {host!r} cannot be resolved ({exc}).") from None
-    addresses: list[Address] = []
-    for info in infos:
-        # The sockaddr's first item is the address text (an IPv6 one may carry a %zone).
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if address not in addresses:
-            addresses.append(address)
-    return addresses
 
 
-def check(url: str) -> Target:
+def check(url: str, *, timeout: float | None = None) -> Target:
     """The URL's target, connected to its first allowed address; InvalidWebhookURL when it
-    is malformed, does not resolve, or resolves only to addresses a webhook may not reach
-    (any forbidden address refuses the whole name, as a name that mixes them is a trap)."""
+    is malformed, does not resolve (within `timeout`, see `resolve`), or resolves only to
+    addresses a webhook may not reach (any forbidden address refuses the whole name, as a
+    name that mixes them is a trap). The refusal never says what the name resolved to:
+    that would tell a stranger about the network the service sits in."""
     scheme, host, port, path = parse(url)
-    addresses = resolve(host, port)
-    if not settings.INGEST_WEBHOOK_ALLOW_PRIVATE:
-        refused = [a for a in addresses if forbidden(a)]
-        if refused:
-            raise InvalidWebhookURL(
-                f"The host {host!r} resolves to {refused[0]}, a loopback, private, "
-                "link-local, multicast or metadata address, which webhooks may not reach."
-            )
+    addresses = resolve(host, port, timeout=timeout)
+    if not settings.INGEST_WEBHOOK_ALLOW_PRIVATE and any(forbidden(a) for a in addresses):
+        raise InvalidWebhookURL(
+            f"The host {host!r} is not on a public address; webhooks are sent to public "
+            "addresses only."
+        )
     if not addresses:
         raise InvalidWebhookURL(f"The host {host!r} has no address.")
     return Target(scheme=scheme, host=host, port=port, path=path, address=addresses[0])

@@ -24,7 +24,7 @@ from jobs.webhooks.serializers import (
 
 
 def invalid_url(exc: InvalidWebhookURL) -> Refused:
-    return Refused(status_code=400, code="invalid_webhook_url", detail=str(exc))
+    return Refused(status_code=400, code=exc.code, detail=str(exc))
 
 
 class EndpointViewSet(
@@ -63,6 +63,8 @@ class EndpointViewSet(
             raise invalid_url(exc) from None
         except endpoints.InvalidEvents as exc:
             raise Refused(status_code=400, code="invalid_events", detail=str(exc)) from None
+        except endpoints.EndpointConflict as exc:
+            raise Refused(status_code=409, code=exc.code, detail=str(exc)) from None
         return Response(EndpointCreatedOut(endpoint).data, status=status.HTTP_201_CREATED)
 
     @api_docs.delete

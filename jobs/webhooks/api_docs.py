@@ -36,8 +36,8 @@ BAD_URL = OpenApiExample(
     response_only=True,
     value={
         "code": "invalid_webhook_url",
-        "detail": "The host '10.0.0.5' resolves to 10.0.0.5, a loopback, private, link-local, "
-        "multicast or metadata address, which webhooks may not reach.",
+        "detail": "The host '10.0.0.5' is not on a public address; webhooks are sent to "
+        "public addresses only.",
     },
 )
 BAD_EVENTS = OpenApiExample(
@@ -48,6 +48,16 @@ BAD_EVENTS = OpenApiExample(
         "code": "invalid_events",
         "detail": "Unknown event type 'document.deleted': events must be drawn from "
         "document.succeeded, document.failed.",
+    },
+)
+TOO_MANY = OpenApiExample(
+    "Over the endpoint limit",
+    status_codes=["409"],
+    response_only=True,
+    value={
+        "code": "too_many_endpoints",
+        "detail": "You have 10 webhook endpoints, the most one account may have (10). "
+        "Delete one you no longer use first.",
     },
 )
 SECRET = OpenApiExample("The secret", response_only=True, value={"secret": _SECRET})
@@ -68,8 +78,13 @@ create = extend_schema(
             "`invalid_webhook_url` (not http(s), unresolvable, or a private address), "
             "`invalid_events`, or `invalid` (a missing url).",
         ),
+        409: OpenApiResponse(
+            WebhookRefusalOut,
+            "`too_many_endpoints` (INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER, default 10) or "
+            "`duplicate_endpoint` (you have one with this URL already).",
+        ),
     },
-    examples=[CREATED, BAD_URL, BAD_EVENTS],
+    examples=[CREATED, BAD_URL, BAD_EVENTS, TOO_MANY],
 )
 
 listing = extend_schema(

@@ -54,14 +54,23 @@ def host_header(target: Target) -> str:
     return host if target.port == default else f"{host}:{target.port}"
 
 
-def post(target: Target, body: bytes, headers: dict, *, limits: Limits = LIMITS) -> Answer:
+def post(
+    target: Target,
+    body: bytes,
+    headers: dict,
+    *,
+    limits: Limits = LIMITS,
+    started: float | None = None,
+) -> Answer:
     """POST `body` to `target` with `headers` (and Content-Type, User-Agent, Host); never
-    raises for anything the network or the receiver does."""
-    started = time.monotonic()
+    raises for anything the network or the receiver does. `limits.total` counts from
+    `started` (a time.monotonic(); now when None): a caller that resolved the name first
+    passes when it began, so that the whole attempt keeps to one budget."""
+    started = time.monotonic() if started is None else started
     deadline = _Deadline(started + limits.total)
     phase = "connect"
     try:
-        sock = _connect(target, deadline, min(started + limits.connect, deadline.at))
+        sock = _connect(target, deadline, min(time.monotonic() + limits.connect, deadline.at))
         with deadline.cutting(sock):
             phase = "send"
             connection = http.client.HTTPConnection(target.host, target.port)
@@ -73,8 +82,8 @@ def post(target: Target, body: bytes, headers: dict, *, limits: Limits = LIMITS)
             content = _read(response, sock, deadline, limits.answer_bytes)
             connection.close()
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        return Answer(None, _ms(started), error=_describe(exc, phase, deadline, limits))
-    return _answer(response, content, _ms(started))
+        return Answer(None, elapsed_ms(started), error=_describe(exc, phase, deadline, limits))
+    return _answer(response, content, elapsed_ms(started))
 
 
 class _Deadline:
@@ -215,5 +224,5 @@ def _describe(exc: BaseException, phase: str, deadline: _Deadline, limits: Limit
     return f"{phase}: {type(exc).__name__}: {exc}"[:500]
 
 
-def _ms(started: float) -> int:
+def elapsed_ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)

@@ -12,6 +12,7 @@ failed or disabled) it sends the next in line.
 
 import logging
 import random
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,7 +23,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from jobs.reconnect import when_database_answers
-from jobs.webhooks import addresses, client, dispatch, endpoints, signing
+from jobs.webhooks import addresses, client, dispatch, endpoints, fair_share, signing
 from jobs.webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Endpoint
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,7 @@ def redeliver(delivery_ids: Iterable[int]) -> list[int]:
             status=DeliveryStatus.PENDING,
             attempts=0,
             next_attempt_at=None,
+            claimed_until=None,
             enqueued_at=None,
             delivered_at=None,
         )
@@ -138,9 +140,11 @@ def _claim(delivery_id: int) -> Claim | None:
             return None
         if _waiting_behind(delivery):
             return None
+        if not fair_share.has_slot(delivery.owner_id, now):
+            return None  # parked: the end of one of the owner's attempts sends it
         delivery.attempts += 1
-        delivery.next_attempt_at = now + timedelta(seconds=CLAIM_SECONDS)
-        delivery.save(update_fields=["attempts", "next_attempt_at"])
+        delivery.next_attempt_at = delivery.claimed_until = now + timedelta(seconds=CLAIM_SECONDS)
+        delivery.save(update_fields=["attempts", "next_attempt_at", "claimed_until"])
         return Claim(delivery, delivery.attempts, _secret(delivery))
 
 
@@ -164,15 +168,19 @@ def _waiting_behind(delivery: Delivery) -> bool:
 
 
 def _attempt(claim: Claim, limits: client.Limits) -> client.Answer:
-    """The POST, checked again now: the name may resolve elsewhere than it did."""
+    """The POST, checked again now: the name may resolve elsewhere than it did. One
+    budget, `limits.total`, covers it all: resolving the name (at most
+    INGEST_WEBHOOK_DNS_TIMEOUT_SECONDS of it), connecting, sending and reading."""
     event = claim.delivery.event
+    started = time.monotonic()
     try:
-        target = addresses.check(claim.delivery.url)
+        dns_limit = min(settings.INGEST_WEBHOOK_DNS_TIMEOUT_SECONDS, limits.total)
+        target = addresses.check(claim.delivery.url, timeout=dns_limit)
     except addresses.InvalidWebhookURL as exc:
-        return client.Answer(None, 0, error=str(exc)[:500])
+        return client.Answer(None, client.elapsed_ms(started), error=f"DNS: {exc}"[:500])
     content = signing.body(event.payload)
     headers = signing.headers(claim.secret, event.id, content)
-    return client.post(target, content, headers, limits=limits)
+    return client.post(target, content, headers, limits=limits, started=started)
 
 
 def _record(claim: Claim, started_at: datetime, answer: client.Answer, schedule: Schedule) -> None:
@@ -195,33 +203,41 @@ def _record(claim: Claim, started_at: datetime, answer: client.Answer, schedule:
             error=answer.error[:500],
             response_head=answer.head,
         )
-        if delivery.status != DeliveryStatus.PENDING or delivery.attempts != claim.number:
-            return  # redelivered or ended meanwhile: the attempt is history, not the outcome
-        delivery.last_status_code = answer.status_code
-        delivery.last_error = answer.error[:500]
-        if answer.ok:
-            delivery.delivered_at = timezone.now()
-            _end(delivery, DeliveryStatus.DELIVERED)
-        elif answer.status_code == 410:
-            _gone(delivery)
-        elif delivery.attempts >= settings.INGEST_WEBHOOK_MAX_ATTEMPTS:
-            _end(delivery, DeliveryStatus.FAILED)
-        else:
-            _retry(delivery, answer, schedule)
+        if delivery.status == DeliveryStatus.PENDING and delivery.attempts == claim.number:
+            _outcome(delivery, answer, schedule)
+        # else redelivered or ended meanwhile: the attempt is history, not the outcome.
+        fair_share.send_next(delivery.owner_id)  # this attempt's slot is free again
+
+
+def _outcome(delivery: Delivery, answer: client.Answer, schedule: Schedule) -> None:
+    delivery.claimed_until = None
+    delivery.last_status_code = answer.status_code
+    delivery.last_error = answer.error[:500]
+    if answer.ok:
+        delivery.delivered_at = timezone.now()
+        _end(delivery, DeliveryStatus.DELIVERED)
+    elif answer.status_code == 410:
+        _gone(delivery)
+    elif delivery.attempts >= settings.INGEST_WEBHOOK_MAX_ATTEMPTS:
+        _end(delivery, DeliveryStatus.FAILED)
+    else:
+        _retry(delivery, answer, schedule)
 
 
 def _retry(delivery: Delivery, answer: client.Answer, schedule: Schedule) -> None:
     honoured = answer.retry_after if answer.status_code in RETRY_AFTER_STATUSES else None
     delay = schedule.delay(delivery.attempts, honoured)
     delivery.next_attempt_at = timezone.now() + timedelta(seconds=delay)
-    delivery.save(update_fields=["next_attempt_at", "last_status_code", "last_error"])
+    delivery.save(
+        update_fields=["next_attempt_at", "claimed_until", "last_status_code", "last_error"]
+    )
     dispatch.send_on_commit([delivery.id], delay_seconds=delay)
 
 
 def _gone(delivery: Delivery) -> None:
     """410: the receiver says the URL is gone for good. Its endpoint is deactivated and
     what else waits for it is disabled (for an upload's own URL: what waits for that URL
-    outside any endpoint)."""
+    outside any endpoint, of the same owner)."""
     if delivery.endpoint_id is not None:
         when = timezone.now().strftime("%Y-%m-%d %H:%M UTC")
         Endpoint.objects.filter(id=delivery.endpoint_id).update(
@@ -230,7 +246,10 @@ def _gone(delivery: Delivery) -> None:
         )
         waiting = Delivery.objects.filter(endpoint_id=delivery.endpoint_id)
     else:
-        waiting = Delivery.objects.filter(endpoint__isnull=True, url=delivery.url)
+        # Only this owner's: another account naming the same URL decides for itself.
+        waiting = Delivery.objects.filter(
+            owner_id=delivery.owner_id, endpoint__isnull=True, url=delivery.url
+        )
     waiting.filter(status=DeliveryStatus.PENDING).exclude(id=delivery.id).update(
         status=DeliveryStatus.DISABLED,
         next_attempt_at=None,
@@ -243,13 +262,14 @@ def _end(delivery: Delivery, status: str, error: str | None = None) -> None:
     """Delivered, failed or disabled; the next event of the same document to the same
     URL, if one waits, is sent after commit."""
     delivery.status = status
-    delivery.next_attempt_at = None
+    delivery.next_attempt_at = delivery.claimed_until = None
     if error is not None:
         delivery.last_error = error
     delivery.save(
         update_fields=[
             "status",
             "next_attempt_at",
+            "claimed_until",
             "delivered_at",
             "last_status_code",
             "last_error",

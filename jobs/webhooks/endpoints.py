@@ -5,11 +5,13 @@ either."""
 
 from collections.abc import Iterable, Sequence
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from config import locks
 from jobs.models import Job
 from jobs.webhooks import addresses
 from jobs.webhooks.addresses import InvalidWebhookURL
@@ -27,6 +29,15 @@ DELETED = "The endpoint was deleted."
 
 class InvalidEvents(ValueError):
     """The event types are not a non-empty list of known ones; the message says why."""
+
+
+class EndpointConflict(ValueError):
+    """An endpoint that may not be added beside the owner's others; `code` says which rule
+    (too_many_endpoints, duplicate_endpoint), the message says it for a person."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def checked_events(events: Sequence[str] | None) -> list[str]:
@@ -59,9 +70,29 @@ def upload_url(given: Sequence[str]) -> str:
 
 
 def create(*, owner: User, url: str, events: Sequence[str] | None = None) -> Endpoint:
-    """A new active endpoint; InvalidWebhookURL or InvalidEvents before anything is written."""
+    """A new active endpoint; InvalidWebhookURL, InvalidEvents or EndpointConflict before
+    anything is written. Two requests at once for one owner are counted one after the
+    other (a lock per owner), so neither limit can be passed by racing."""
     addresses.check(url)
-    return Endpoint.objects.create(owner=owner, url=url, events=checked_events(events))
+    listened = checked_events(events)
+    limit = settings.INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER
+    with transaction.atomic():
+        locks.hold(f"ingest.endpoints:{owner.pk}")
+        taken = list(Endpoint.objects.filter(owner=owner).values_list("url", flat=True))
+        if len(taken) >= limit:
+            raise EndpointConflict(
+                "too_many_endpoints",
+                f"You have {len(taken)} webhook endpoints, the most one account may have "
+                f"({limit}). Delete one you no longer use first.",
+            )
+        same = addresses.same_url(url)
+        if any(addresses.same_url(other) == same for other in taken):
+            raise EndpointConflict(
+                "duplicate_endpoint",
+                "You already have an endpoint with this URL: each event reaches a URL once, "
+                "so a second one would add nothing.",
+            )
+        return Endpoint.objects.create(owner=owner, url=url, events=listened)
 
 
 def delete(endpoints: QuerySet[Endpoint] | Iterable[Endpoint]) -> int:

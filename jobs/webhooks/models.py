@@ -1,10 +1,11 @@
 import base64
 import secrets
 import uuid
+from datetime import datetime
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 
@@ -92,11 +93,42 @@ class DeliveryStatus(models.TextChoices):
     DISABLED = "disabled"  # the endpoint answered 410 or was disabled or deleted
 
 
+class DeliveryQuerySet(models.QuerySet["Delivery"]):
+    def pending(self) -> "DeliveryQuerySet":
+        return self.filter(status=DeliveryStatus.PENDING)
+
+    def in_flight(self, now: datetime) -> "DeliveryQuerySet":
+        """Claimed by a worker whose attempt has not been recorded yet, and whose claim
+        has not run out (a worker that died mid-attempt holds its slot that long)."""
+        return self.pending().filter(claimed_until__gt=now)
+
+    def due(self, now: datetime) -> "DeliveryQuerySet":
+        """Pending, not held by an attempt, and not waiting for a retry's time."""
+        idle = Q(claimed_until__isnull=True) | Q(claimed_until__lte=now)
+        due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+        return self.pending().filter(idle & due)
+
+    def first_in_line(self) -> "DeliveryQuerySet":
+        """Leaves out those waiting, in order, for an earlier event of the same document
+        to the same URL: that one sends the next when it ends."""
+        return self.exclude(
+            Exists(
+                Delivery.objects.pending().filter(
+                    url=OuterRef("url"),
+                    event__document_id=OuterRef("event__document_id"),
+                    event__created_at__lt=OuterRef("event__created_at"),
+                )
+            )
+        )
+
+
 class Delivery(models.Model):
     """One event on its way to one URL: a registered endpoint's, or the upload's own."""
 
     id = models.BigAutoField(primary_key=True)
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
+    # The event's owner, kept on the row: deliveries in flight are counted per owner.
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     endpoint = models.ForeignKey(
         Endpoint, null=True, blank=True, on_delete=models.SET_NULL, related_name="deliveries"
     )
@@ -106,16 +138,26 @@ class Delivery(models.Model):
     )
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # Set while a worker makes an attempt (its claim), cleared when the outcome is recorded.
+    claimed_until = models.DateTimeField(null=True, blank=True)
     enqueued_at = models.DateTimeField(null=True, blank=True, help_text="When last sent.")
     delivered_at = models.DateTimeField(null=True, blank=True)
     last_status_code = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
+    objects = DeliveryQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "deliveries"
         indexes = [
+            # Each owner's pending ones: their attempts in flight, and the next in line.
+            models.Index(
+                fields=["owner", "created_at"],
+                name="delivery_pending_owner",
+                condition=Q(status="pending"),
+            ),
             # The sweeper's and the ordering check's reads: pending ones only.
             models.Index(
                 fields=["next_attempt_at"],

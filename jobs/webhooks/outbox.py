@@ -13,7 +13,7 @@ from django.utils import timezone
 from documents.models import Document
 from jobs import failures
 from jobs.models import Job, JobStatus
-from jobs.webhooks import dispatch
+from jobs.webhooks import addresses, dispatch, fair_share
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
 
 EVENT_TYPES: dict[str, EventType] = {
@@ -96,8 +96,23 @@ def record(job: Job, *, status: str, chunks: int = 0) -> None:
     event.job_id, event.created_at = job.id, timezone.now()
     event.payload = _payload(event, job, status, chunks, found)
     event.save(force_insert=True)
-    deliveries = [Delivery(event=event, endpoint=e, url=e.url) for e in endpoints]
-    if job.webhook_url:
-        deliveries.append(Delivery(event=event, url=job.webhook_url))
-    created = Delivery.objects.bulk_create(deliveries)
-    dispatch.send_on_commit(delivery.id for delivery in created)
+    created = Delivery.objects.bulk_create(_one_per_url(event, endpoints, job.webhook_url))
+    dispatch.send_on_commit(fair_share.sendable(job.owner_id, [d.id for d in created]))
+
+
+def _one_per_url(event: Event, endpoints: list[Endpoint], own_url: str) -> list[Delivery]:
+    """A delivery per URL: two endpoints, or an endpoint and the upload's own
+    `webhook_url`, that name one address hear the event once (the endpoint's, signed with
+    its own secret)."""
+    deliveries: dict[str, Delivery] = {}
+    owner_id = event.owner_id
+    for endpoint in endpoints:
+        key = addresses.same_url(endpoint.url)
+        deliveries.setdefault(
+            key, Delivery(event=event, owner_id=owner_id, endpoint=endpoint, url=endpoint.url)
+        )
+    if own_url:
+        deliveries.setdefault(
+            addresses.same_url(own_url), Delivery(event=event, owner_id=owner_id, url=own_url)
+        )
+    return list(deliveries.values())

@@ -8,11 +8,11 @@ import logging
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from jobs.sweeper import broker_started_at
-from jobs.webhooks import dispatch
+from jobs.webhooks import dispatch, fair_share
 from jobs.webhooks.models import Delivery, DeliveryStatus
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,8 @@ def resend_due(*, grace: float = GRACE_SECONDS, limit: int = 1000) -> list[int]:
         ids = list(
             Delivery.objects.select_for_update(skip_locked=True, of=("self",))
             .filter(_lost(now, grace, broker_started_at()))
-            .exclude(_behind_an_earlier_one())
+            .first_in_line()
+            .exclude(fair_share.owner_busy(now))
             .order_by("created_at")
             .values_list("id", flat=True)[:limit]
         )
@@ -65,16 +66,3 @@ def _lost(now: datetime, grace: float, broker_started: datetime | None) -> Q:
         due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
         lost |= Q(enqueued_at__lt=broker_started) & due
     return Q(status=DeliveryStatus.PENDING) & lost
-
-
-def _behind_an_earlier_one() -> Exists:
-    """Waiting, in order, for an earlier event of the same document to the same URL:
-    that one sends it when it ends."""
-    return Exists(
-        Delivery.objects.filter(
-            status=DeliveryStatus.PENDING,
-            url=OuterRef("url"),
-            event__document_id=OuterRef("event__document_id"),
-            event__created_at__lt=OuterRef("event__created_at"),
-        )
-    )

@@ -59,7 +59,7 @@ def lane_workers(settings, logs: Path) -> Iterator[StartLaneWorker]:
         }
         log = logs / f"worker-{lane}-{len(started)}.log"
         worker = WorkerProcess(env, log, threads=threads)
-        extra = ["alerts", "webhooks"] if lane == "fast" else []
+        extra = ["alerts"] if lane == "fast" else []
         worker.command += ["--queues", *lane_queues(lane), *extra]
         started.append(worker)
         return worker.start()

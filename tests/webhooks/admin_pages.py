@@ -57,7 +57,13 @@ def delivery_in(
 ) -> Delivery:
     """A delivery in `status`; one logged attempt per entry of `codes` (None: no answer)."""
     row = Delivery.objects.create(
-        event=event, endpoint=endpoint, url=url, status=status, attempts=attempts, **fields
+        event=event,
+        owner_id=event.owner_id,
+        endpoint=endpoint,
+        url=url,
+        status=status,
+        attempts=attempts,
+        **fields,
     )
     started = timezone.now() - timedelta(minutes=len(codes) * 5)
     for number, code in enumerate(codes, start=1):

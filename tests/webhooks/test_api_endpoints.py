@@ -1,6 +1,9 @@
 """/api/webhooks/: a user's endpoints, owner-scoped, with the secret shown once."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+from django.db import connection
 from rest_framework.test import APIClient
 
 from config.accounts.tokens import issue_token
@@ -198,7 +201,9 @@ def delivery_to(endpoint: Endpoint, status: str) -> Delivery:
         job_id=document.current_job_id,
         payload={"type": EventType.SUCCEEDED},
     )
-    return Delivery.objects.create(event=event, endpoint=endpoint, url=endpoint.url, status=status)
+    return Delivery.objects.create(
+        event=event, owner=endpoint.owner, endpoint=endpoint, url=endpoint.url, status=status
+    )
 
 
 def test_deleting_an_endpoint_disables_what_it_had_pending_and_keeps_its_history(alice_client):
@@ -271,3 +276,55 @@ def test_each_owner_has_a_signing_secret_of_their_own(alice_client, bob_client):
 
     assert alices != bobs
     assert alice_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"] == alices
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def test_an_owner_may_have_the_limits_worth_of_endpoints_and_no_more(
+    alice_client, bob_client, settings
+):
+    settings.INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER = 3
+    for n in range(3):
+        register(alice_client, url=f"{PUBLIC}/{n}")
+
+    response = alice_client.post(WEBHOOKS, {"url": f"{PUBLIC}/3"}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "too_many_endpoints"
+    assert "(3)" in response.json()["detail"]
+    assert Endpoint.objects.count() == 3
+    register(bob_client, url=f"{PUBLIC}/3")  # another owner's count is their own
+
+
+@pytest.mark.parametrize("again", [PUBLIC, PUBLIC.replace("https", "HTTPS"), PUBLIC + " "])
+def test_a_second_endpoint_with_the_same_url_is_refused(alice_client, bob_client, again):
+    register(alice_client)
+
+    response = alice_client.post(WEBHOOKS, {"url": again}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "duplicate_endpoint"
+    assert Endpoint.objects.count() == 1
+    register(bob_client)  # the same URL is another owner's to register too
+
+
+@pytest.mark.django_db(transaction=True)
+def test_endpoints_registered_at_once_keep_to_the_limit(alice, settings):
+    """Twenty requests at once for one owner: the lock per owner counts them in turn."""
+    settings.INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER = 5
+
+    def create(n: int) -> str:
+        try:
+            endpoints.create(owner=alice, url=f"{PUBLIC}/{n}")
+            return "created"
+        except endpoints.EndpointConflict as exc:
+            return exc.code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        outcomes = list(pool.map(create, range(20)))
+
+    assert outcomes.count("created") == 5
+    assert Endpoint.objects.filter(owner=alice).count() == 5

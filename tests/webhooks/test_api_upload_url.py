@@ -55,8 +55,23 @@ def test_the_refusal_says_why_for_a_person(alice_client, broker):
         alice_client, ("file", pdf_upload(make_pdf())), ("webhook_url", "http://10.0.0.5/h")
     )
 
-    assert "10.0.0.5" in response.json()["detail"]
-    assert "private" in response.json()["detail"]
+    assert "10.0.0.5" in response.json()["detail"]  # the host as written, nothing more
+    assert "not on a public address" in response.json()["detail"]
+
+
+def test_a_webhook_url_whose_name_never_resolves_is_refused_after_the_timeout(
+    alice_client, broker, silent_dns
+):
+    response = upload(
+        alice_client,
+        ("file", pdf_upload(make_pdf())),
+        ("webhook_url", "https://hooks.never-answers.example/h"),
+    )
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "webhook_dns_timeout"
+    assert not Document.objects.exists()
+    assert stored_files() == []
 
 
 def test_several_files_are_all_refused_for_one_bad_webhook_url(alice_client, broker):

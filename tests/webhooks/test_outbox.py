@@ -4,7 +4,7 @@ import pytest
 from django.db import transaction
 
 from jobs import failures, services
-from jobs.models import JobStatus
+from jobs.models import Job, JobStatus
 from jobs.webhooks import signing
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
 from jobs.webhooks.outbox import JobEventBody, JobEventData
@@ -100,3 +100,19 @@ def test_the_body_has_exactly_the_fields_its_type_names_as_receivers_know_them(a
     assert sent.startswith('{"created_at":"')
     assert '"chunks":0,' in sent
     assert sent.endswith('"type":"document.failed"}')
+
+
+def test_an_event_reaches_a_url_once_however_many_times_the_owner_names_it(alice):
+    endpoint = Endpoint.objects.create(owner=alice, url=RECEIVER)
+    Endpoint.objects.create(owner=alice, url=RECEIVER.replace("hooks.", "HOOKS."))  # from before
+    job = claimed(alice)
+    Job.objects.filter(id=job.id).update(webhook_url=RECEIVER)
+    job.webhook_url = RECEIVER
+
+    with transaction.atomic():
+        services.complete_job(job=job, total=1, ready_version=None, embed_model="hashing::384")
+
+    [delivery] = Delivery.objects.all()
+    assert delivery.owner_id == alice.id
+    assert delivery.endpoint_id is not None  # an endpoint's, signed with its own secret
+    assert delivery.url.lower() == endpoint.url

@@ -33,11 +33,20 @@ def lane_split(workers: int) -> dict[str, int]:
 
 def worker_command(lane: str, threads: int, nice: int | None = None) -> list[str]:
     """The Procfile's `worker-<lane>` line, one process (at `nice`, else the Procfile's)."""
-    queues = lane_queues(lane) + (["alerts", "webhooks"] if lane == "fast" else [])
+    queues = lane_queues(lane) + (["alerts"] if lane == "fast" else [])
+    return _rundramatiq(queues, threads, NICE[lane] if nice is None else nice)
+
+
+def deliverer_command(threads: int) -> list[str]:
+    """The Procfile's `worker-webhooks` line: webhook deliveries, on no job's threads."""
+    return _rundramatiq(["webhooks"], threads, NICE["fast"])
+
+
+def _rundramatiq(queues: list[str], threads: int, nice: int) -> list[str]:
     return [
         "nice",
         "-n",
-        str(NICE[lane] if nice is None else nice),
+        str(nice),
         sys.executable,
         "manage.py",
         "rundramatiq",
@@ -50,10 +59,11 @@ def worker_command(lane: str, threads: int, nice: int | None = None) -> list[str
 
 
 class LoadStack(Stack):
-    """gunicorn, daphne, `workers` rundramatiq processes and the looping sweeper.
+    """gunicorn, daphne, `workers` rundramatiq processes, the webhook deliverer and the
+    looping sweeper.
 
     As the Procfile runs them: each lane has its own worker processes (`lane_split`), each
-    consuming only its lane's queues (the fast lane's also the alerts and webhooks), at
+    consuming only its lane's queues (the fast lane's also the alerts), at
     the Procfile's lower CPU priority, prefetching one message per thread. The workers
     are told the pools' sizes (WORKER_<LANE>_PROCESSES, _THREADS), from which each
     owner's share of a lane follows (jobs/fairness.py).
@@ -89,10 +99,13 @@ class LoadStack(Stack):
             for lane, count in pools.items()
             for n in range(count)
         ]
+        self.deliverer = ServerProcess(
+            "worker-webhooks", deliverer_command(threads), self.worker_env, logs, ready
+        )
         sweeper = [sys.executable, "manage.py", "requeue_stuck", "--loop", str(sweep_every)]
         self.sweeper = ServerProcess("sweeper", sweeper, self.env, logs, lambda _: True)
         self.worker = self.workers[0]
-        self.processes = [self.web, self.ws, *self.workers, self.sweeper]
+        self.processes = [self.web, self.ws, *self.workers, self.deliverer, self.sweeper]
 
         self.restarts: list[tuple[float, str, str]] = []  # (time, process, its last words)
         self.held: set[str] = set()  # processes the run itself is stopping and starting
