@@ -1,3 +1,7 @@
+"""The whole site over ASGI, for a server that serves both (the API, the pages and the
+status socket on one port). The Procfile does not use it: `web` serves HTTP through
+gunicorn, and `ws` serves the socket alone (config/ws_app.py)."""
+
 import os
 
 from django.core.asgi import get_asgi_application
@@ -6,24 +10,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set up Django (apps, models) before importing anything that imports models.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.urls import path  # noqa: E402
+from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from config.ws_origin import SameOriginOnly  # noqa: E402
-from documents.consumers import StatusConsumer  # noqa: E402
+from config.ws_app import websocket  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # Only this site's own pages may open it (scheme, host and port: see
-        # config/ws_origin.py); the session cookie says who.
-        "websocket": SameOriginOnly(
-            # Channels' documented routing. django-stubs' path() takes only a view that
-            # returns an HttpResponse, and types-channels wants its own pattern type.
-            AuthMiddlewareStack(
-                URLRouter([path("ws/status/", StatusConsumer.as_asgi())])  # type: ignore[arg-type,list-item]
-            )
-        ),
-    }
-)
+application = ProtocolTypeRouter({"http": django_asgi_app, "websocket": websocket})

@@ -1,4 +1,6 @@
-"""Answers 503 + Retry-After, not 500, while the database cannot be reached."""
+"""Two answers the views never have to give themselves: 400 for a query string holding a
+NUL character (which no text column can store), and 503 + Retry-After, not 500, while the
+database cannot be reached."""
 
 import logging
 from collections.abc import Callable
@@ -39,3 +41,23 @@ class DatabaseUnavailableMiddleware:
             response = HttpResponse(DETAIL, status=503, content_type="text/plain; charset=utf-8")
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+
+NUL_DETAIL = "The query string holds a NUL character (%00), which no field may contain."
+
+
+class RefuseNulMiddleware:
+    """A query string with a NUL (`?q=a%00b`) gets 400 `invalid` before any view runs:
+    Postgres cannot store or compare such text, so every search, filter and admin lookup
+    would fail with a 500 on it. (Form fields are the views' own to check: reading the
+    body here would parse uploads before admission has let them in.)"""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "%00" in request.META.get("QUERY_STRING", ""):
+            if request.path.startswith("/api/"):
+                return JsonResponse({"code": "invalid", "detail": NUL_DETAIL}, status=400)
+            return HttpResponse(NUL_DETAIL, status=400, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)

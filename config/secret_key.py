@@ -2,7 +2,12 @@
 
 Settings only read it (`stored`): loading them writes nothing. `make run` writes it first
 (`manage.py embedded start` calls `ensure`), so every process it starts reads the same key
-and sessions survive restarts.
+and sessions survive restarts. It is written whole and synced to disk before it is linked
+into place, so a power cut never leaves an empty or partial key behind the name.
+
+To rotate it: stop every process, delete `var/secret_key` (or set a new DJANGO_SECRET_KEY),
+start again. Everyone is signed out (sessions are signed with it) and password-reset links
+made before stop working; API tokens and webhook secrets are unaffected.
 """
 
 import contextlib
@@ -34,8 +39,19 @@ def ensure(data_dir: Path) -> str:
         try:
             with os.fdopen(descriptor, "w") as file:
                 file.write(secrets.token_urlsafe(50))
+                file.flush()
+                os.fsync(file.fileno())  # on disk before any name points at it
             with contextlib.suppress(FileExistsError):  # another process's key: keep it
                 os.link(draft, path)
         finally:
             draft.unlink()
+        _sync_directory(data_dir)  # the link itself survives a crash too
     return path.read_text().strip()
+
+
+def _sync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

@@ -85,7 +85,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # X-Forwarded-Proto/-Host believed from INGEST_TRUSTED_PROXIES only (config/proxies.py).
+    "config.proxies.TrustedProxiesMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # ?q=a%00b: 400 `invalid` before any view meets text Postgres cannot hold.
+    "config.middleware.RefuseNulMiddleware",
     # What became of each upload and how long its 202 took (ingest_uploads_total, ...).
     "documents.metrics.UploadMetrics",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -297,16 +301,22 @@ AUTH_PASSWORD_VALIDATORS = [
         "NumericPasswordValidator",
     )
 ]
-# After this many failed sign-ins from one address, or for one user name, that address
-# or name is refused for INGEST_LOGIN_LOCKOUT_MINUTES after its last failure (each
-# further try starts the wait again). `manage.py axes_reset_username alice` lifts it.
+# After this many failed sign-ins for one user name from one address, or from one address
+# for any names, that address is refused (for that name, or for all) for
+# INGEST_LOGIN_LOCKOUT_MINUTES after its last failure (each further try starts the wait
+# again). A user name is never locked as such: nobody can lock another person out of their
+# account from elsewhere. `manage.py axes_reset_ip 10.1.2.3` lifts a lock.
 AXES_FAILURE_LIMIT = env_int("INGEST_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("INGEST_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_LOCKOUT_CALLABLE = "config.accounts.login_limits.locked_out"
 AXES_CLIENT_IP_CALLABLE = "config.accounts.login_limits.client_address"
-# Proxies in front of `web` that each append the address they saw to X-Forwarded-For:
-# the client is that many entries from the right. 0: the connection's own address.
+# The proxies in front of `web` and `ws` (CIDRs, comma-separated): only a connection from
+# one of them has its forwarded headers believed (X-Forwarded-For for the client's address,
+# -Proto, -Host). Empty: none are, and every address is the connection's own.
+INGEST_TRUSTED_PROXIES = env_networks("INGEST_TRUSTED_PROXIES")
+# Optional, with INGEST_TRUSTED_PROXIES: the client is this many X-Forwarded-For entries
+# from the right. 0: the first entry from the right that is not a trusted proxy.
 INGEST_PROXY_COUNT = env_int("INGEST_PROXY_COUNT", 0, minimum=0)
 # Failures are kept (Access attempts in the admin); successful sign-ins are not logged.
 AXES_DISABLE_ACCESS_LOG = True
@@ -468,6 +478,9 @@ INGEST_PUBLIC_URL = env_str("INGEST_PUBLIC_URL").strip().rstrip("/")
 # Deliveries to loopback, private, link-local, multicast and metadata addresses are refused
 # unless this is true (a receiver on the same network, the tests).
 INGEST_WEBHOOK_ALLOW_PRIVATE = env_bool("INGEST_WEBHOOK_ALLOW_PRIVATE", False)
+# With INGEST_HTTPS, webhook URLs must be https unless this is true (a receiver on a
+# network of your own that speaks plain http).
+INGEST_WEBHOOK_ALLOW_HTTP = env_bool("INGEST_WEBHOOK_ALLOW_HTTP", False)
 # Attempts per delivery before it is left failed (about a day of backoff at the default).
 INGEST_WEBHOOK_MAX_ATTEMPTS = env_int("INGEST_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
 # Deliveries of one owner in flight at once (the `worker-webhooks` process has

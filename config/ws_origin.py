@@ -22,6 +22,8 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
 
+from config import proxies
+
 # An ASGI scope, as the server hands it over.
 Scope = Mapping[str, Any]
 
@@ -45,6 +47,10 @@ def origin_allowed(scope: Scope) -> bool:
         return False  # browsers always send one with a websocket handshake
     if _trusted(origin):
         return True
+    if not proxies.believed_scope(scope.get("client")):
+        # As TrustedProxiesMiddleware does for the web: only a trusted proxy's say.
+        for name in ("x-forwarded-proto", "x-forwarded-host", "x-forwarded-port"):
+            headers.pop(name, None)
     host = _host(headers)
     if host is None:
         return False

@@ -37,7 +37,7 @@ _user_counts: dict[int, tuple[int, float]] = {}
 _MAX_CACHED_USERS = 10_000
 
 
-def admit(*, signed_in: Callable[[], int], quota: bool = False) -> None:
+def admit(*, signed_in: Callable[[], int], quota: bool = False, versions: bool = False) -> None:
     """Let a request that makes jobs in, or raise Refusal, reading nothing of its body:
 
     1. the service's backlog or queue age past its limit: 503 `backlog_full`;
@@ -45,8 +45,8 @@ def admit(*, signed_in: Callable[[], int], quota: bool = False) -> None:
        answers before credentials are checked), and the user sends too fast: 429
        `throttled` (this counts the request);
     3. the user has INGEST_MAX_INFLIGHT_PER_USER jobs in flight: 429 `too_many_in_flight`;
-    4. with `quota` (a request that adds documents), the account has no room left: 429
-       or 413 (documents.quotas).
+    4. with `quota` (a request that adds documents, or with `versions` new versions of
+       its documents), the account has no room left: 429 or 413 (documents.quotas).
 
     Each refusal but the quota's says when to come back (Retry-After). A request let in
     should report its jobs with `note_admitted` once they are made.
@@ -56,7 +56,7 @@ def admit(*, signed_in: Callable[[], int], quota: bool = False) -> None:
     user_id = signed_in()
     refusal = _rate_refusal(user_id) or _in_flight_refusal(user_id)
     if refusal is None and quota:
-        refusal = quotas.check(user_id=user_id)
+        refusal = quotas.check(user_id=user_id, versions=versions)
     if refusal is not None:
         raise refusal
 

@@ -89,7 +89,8 @@ class DocumentViewSet(viewsets.GenericViewSet):
         request.defer_csrf = True  # type: ignore[attr-defined]
         admission.admit(
             signed_in=lambda: self._signed_in(request, *args, **kwargs),
-            quota=self.action == "create",
+            quota=self.action in UPLOADS,
+            versions=self.action == "versions",
         )
         enforce_deferred_csrf(request)
 

@@ -87,7 +87,8 @@ def accept(upload: Upload) -> Outcome:
 
     New documents first pass the request's own limits, each a Refusal before anything is
     stored: 400 `too_many_files` past INGEST_MAX_FILES_PER_REQUEST, and the owner's quota
-    on the files' real sizes (429 or 413, documents.quotas). A new version raises
+    on the files' real sizes (429 or 413, documents.quotas); a new version, the storage
+    quota on its size (earlier versions stay stored). A new version raises
     Document.DoesNotExist for a document that is not the owner's. The jobs made count
     towards the admission limits at once (admission.note_admitted).
     """
@@ -130,6 +131,9 @@ def _new_version(upload: Upload, document_id: uuid.UUID) -> services.Accepted | 
     [sent] = upload.files  # the API takes exactly one
     if isinstance(sent, RejectedFile):
         return sent
+    # Earlier versions stay stored: a new one adds its bytes to the quota.
+    if refusal := quotas.check(user_id=upload.owner.pk, new_bytes=sent.size or 0, versions=True):
+        raise refusal
     return services.add_version(
         document_id=document_id, owner=upload.owner, upload=sent, webhook_url=upload.webhook_url
     )

@@ -16,6 +16,9 @@ class Document(models.Model):
     )
     filename = models.CharField(max_length=255, help_text="Display name, as uploaded.")
     size = models.PositiveBigIntegerField()
+    # Bytes of every version's stored file, this one's included: what the storage quota
+    # counts (INGEST_MAX_BYTES_PER_USER).
+    stored_bytes = models.PositiveBigIntegerField(default=0)
     sha256 = models.CharField(max_length=64)
     storage_key = models.CharField(max_length=500, help_text="Key in the default storage.")
     version = models.PositiveIntegerField(default=1)

@@ -1,6 +1,6 @@
 """Per-user quotas on what is kept: INGEST_MAX_DOCUMENTS_PER_USER documents and
-INGEST_MAX_BYTES_PER_USER bytes (each document's current version). Both are off (0) by
-default, and then cost nothing.
+INGEST_MAX_BYTES_PER_USER bytes (every stored version of each document). Both are off (0)
+by default, and then cost nothing.
 
 An upload is checked twice: before its body is read (documents.admission: an account
 already at a limit is refused without reading a byte) and once its files are parsed,
@@ -30,19 +30,24 @@ def enabled() -> bool:
 
 
 def usage(user_id: int) -> Usage:
-    totals = Document.objects.filter(owner_id=user_id).aggregate(n=Count("id"), size=Sum("size"))
+    totals = Document.objects.filter(owner_id=user_id).aggregate(
+        n=Count("id"), size=Sum("stored_bytes")
+    )
     return Usage(totals["n"], totals["size"] or 0)
 
 
-def check(*, user_id: int, new_documents: int = 0, new_bytes: int = 0) -> Refusal | None:
+def check(
+    *, user_id: int, new_documents: int = 0, new_bytes: int = 0, versions: bool = False
+) -> Refusal | None:
     """None when the account can take `new_documents` more documents and `new_bytes` more
-    bytes (with none, whether it has any room left at all). A refusal has no Retry-After:
-    no wait helps, room is made by deleting documents."""
+    bytes (with none, whether it has any room left at all). `versions`: the bytes are new
+    versions of documents it has, which add bytes and no document. A refusal has no
+    Retry-After: no wait helps, room is made by deleting documents."""
     if not enabled():
         return None
     used = usage(user_id)
     max_documents = settings.INGEST_MAX_DOCUMENTS_PER_USER
-    if max_documents and used.documents + max(new_documents, 1) > max_documents:
+    if max_documents and not versions and used.documents + max(new_documents, 1) > max_documents:
         return Refusal(
             http_status=429,
             code="document_quota_exceeded",

@@ -82,6 +82,7 @@ def create_upload(
         owner=owner,
         filename=display_name(upload.name),
         size=upload.size,
+        stored_bytes=upload.size,
         sha256=sha256,
         storage_key=key,
         version=1,
@@ -152,6 +153,7 @@ def add_version(
         document.filename = display_name(upload.name)
         assert upload.size is not None  # every upload handler (and SimpleUploadedFile) sets it
         document.size = upload.size
+        document.stored_bytes += upload.size  # the earlier versions' files stay stored
         document.sha256 = sha256
         document.page_count = None
         try:

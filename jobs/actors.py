@@ -64,8 +64,7 @@ def _give_way(job_id: str, lane: str) -> str:
     thread takes it, ahead of every other new job); else this one. The waiting job's own
     message, claimed later, is dropped by the claim."""
     sent_before = timezone.now() - timedelta(seconds=GIVE_WAY_AFTER_SECONDS)
-    waiting = Job.objects.resumed_waiting(lane, sent_before=sent_before)
-    found = waiting.values_list("id", flat=True).first()
+    found = services.take_resumed_waiting(lane=lane, sent_before=sent_before)
     if found is None or str(found) == job_id:
         return job_id
     if not send_job(uuid.UUID(job_id), lane=lane, resumed=True):

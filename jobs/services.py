@@ -13,7 +13,7 @@ import enum
 import random
 import uuid
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -131,6 +131,23 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
         JobAttempt.objects.create(job=job, number=last + 1, worker=worker, started_at=now)
         events.changed(job, status=JobStatus.PROCESSING)
     return job
+
+
+def take_resumed_waiting(*, lane: str, sent_before: datetime) -> uuid.UUID | None:
+    """The oldest resumed job of the lane left waiting (Job.objects.resumed_waiting), for
+    the calling thread to claim: stamped as sent now, under a row lock skipped by others,
+    so that threads asking at once each take a different one (and the sweeper counts
+    its grace period again from now)."""
+    with transaction.atomic():
+        found = (
+            Job.objects.resumed_waiting(lane, sent_before=sent_before)
+            .select_for_update(skip_locked=True)
+            .values_list("id", flat=True)
+            .first()
+        )
+        if found is not None:
+            Job.objects.filter(id=found).update(enqueued_at=timezone.now())
+    return found
 
 
 def _give_up_on_crash_loop(job_id: uuid.UUID) -> None:

@@ -1,4 +1,5 @@
-"""Sign-in needs one secret key for every process: a system check says when there is none."""
+"""System checks for sign-in: one secret key for every process, and the proxies whose
+forwarded headers say who signs in."""
 
 from collections.abc import Sequence
 
@@ -23,5 +24,35 @@ def check_secret_key_is_shared(
             hint="Set DJANGO_SECRET_KEY (in production), or run `manage.py embedded start` "
             "(make run's first step), which keeps one in the data directory.",
             id="accounts.W001",
+        )
+    ]
+
+
+@register(Tags.security)
+def check_proxy_settings_name_the_proxies(
+    app_configs: Sequence[object] | None = None, **kwargs: object
+) -> list[CheckMessage]:
+    """A warning when a setting asks to believe a proxy's headers but no proxy is named:
+    config.proxies believes forwarded headers only from INGEST_TRUSTED_PROXIES."""
+    if settings.INGEST_TRUSTED_PROXIES:
+        return []
+    asking = [
+        name
+        for name, value in (
+            ("INGEST_PROXY_COUNT", settings.INGEST_PROXY_COUNT),
+            ("INGEST_TRUST_X_FORWARDED_PROTO", settings.INGEST_TRUST_X_FORWARDED_PROTO),
+            ("USE_X_FORWARDED_HOST", getattr(settings, "USE_X_FORWARDED_HOST", False)),
+        )
+        if value
+    ]
+    if not asking:
+        return []
+    return [
+        Warning(
+            f"{', '.join(asking)} asks to believe a proxy's forwarded headers, but "
+            "INGEST_TRUSTED_PROXIES names no proxy, so they are believed from nobody: every "
+            "client address is the connection's own and X-Forwarded-Proto is ignored.",
+            hint="Set INGEST_TRUSTED_PROXIES to the proxy's address (a CIDR, e.g. 10.0.0.5/32).",
+            id="accounts.W002",
         )
     ]

@@ -1,12 +1,11 @@
 """What django-axes needs from us: the client's address, and the answer to a sign-in it
 refused.
 
-The address is the connection's own unless INGEST_PROXY_COUNT proxies stand in front,
-each appending what it saw to X-Forwarded-For; then it is that many entries from the
-right, the one our nearest proxy wrote. Entries further left came from the client and
-could be anything, so they are never used: a client cannot pick its own address to dodge
-the per-address limit. (Behind a proxy with the count left at 0, every sign-in would come
-from the proxy's address and one person's typos would lock everyone out.)
+The address is the connection's own unless it comes from a proxy named in
+INGEST_TRUSTED_PROXIES; then it is what that proxy wrote in X-Forwarded-For
+(config/proxies.py). Entries a client wrote are never believed: it cannot pick its own
+address to dodge the per-address limit. (Behind a proxy left out of the setting, every
+sign-in comes from the proxy's address, and one person's typos lock everyone out.)
 
 A refused sign-in gets the page it was sent from, the site's or the admin's, with the
 reason and when to try again, and status 429.
@@ -24,23 +23,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from config import humanize
+from config import humanize, proxies
 
 
 def client_address(request: HttpRequest) -> str | None:
-    count = settings.INGEST_PROXY_COUNT
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if count:
-        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
-        if len(hops) >= count:
-            return hops[-count]
-    return request.META.get("REMOTE_ADDR")
+    return proxies.client_address(request.META)
 
 
 def lockout_message() -> str:
     wait = humanize.duration(settings.AXES_COOLOFF_TIME.total_seconds())
     return (
-        "Too many failed sign-ins from your address or for this user name. "
+        "Too many failed sign-ins from your address. "
         f"Try again in {wait}, or ask an administrator to lift the lock."
     )
 

@@ -23,14 +23,22 @@ POLL_SECONDS = 5
 View = Callable[[HttpRequest], HttpResponse]
 
 
+# The dashboard names every user's files: it asks what the admin's job pages ask.
+JOB_PERMISSIONS = ("jobs.view_job", "jobs.change_job")
+
+
 def staff_only(view: View) -> View:
     """Anonymous callers go to sign in (login_required); signed-in people who are not
-    staff get 403, not the sign-in page again: signing in cannot help them."""
+    staff allowed to see jobs in the admin get 403, not the sign-in page again: signing
+    in cannot help them."""
 
     @wraps(view)
     def check(request: HttpRequest) -> HttpResponse:
-        if not request.user.is_staff:
-            raise PermissionDenied("The pipeline dashboard is for staff.")
+        user = request.user
+        if not (user.is_staff and any(user.has_perm(name) for name in JOB_PERMISSIONS)):
+            raise PermissionDenied(
+                "The pipeline dashboard is for staff who may see jobs in the admin."
+            )
         return view(request)
 
     return login_required(check)

@@ -19,21 +19,22 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from config import proxies
 from jobs.ops.collector import DatabaseCollector
 
 log = logging.getLogger(__name__)
 
-FORWARDED = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
-
 
 def _from_allowed_address(request: HttpRequest) -> bool:
+    """By the client's address as config.proxies reads it: a forwarded header counts only
+    from a trusted proxy, so nobody can claim an allowed address by writing one."""
     try:
-        address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+        address = ipaddress.ip_address(proxies.client_address(request.META) or "")
     except ValueError:
         return False
     # A proxy on this machine makes every visitor look like loopback: a request it
     # forwarded (it says whom for) is judged by the token or the allowed networks only.
-    if address.is_loopback and not any(request.META.get(name) for name in FORWARDED):
+    if address.is_loopback and not proxies.forwarded_by_stranger(request.META):
         return True
     return any(address in network for network in settings.INGEST_METRICS_ALLOW_CIDRS)
 

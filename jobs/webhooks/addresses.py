@@ -28,6 +28,12 @@ class InvalidWebhookURL(ValueError):
     code = "invalid_webhook_url"
 
 
+class UnreadableURL(InvalidWebhookURL):
+    """Not text a URL can be made of (a NUL, a control character): the field is invalid."""
+
+    code = "invalid"
+
+
 class WebhookDNSTimeout(InvalidWebhookURL):
     """The host's name did not resolve in time: the URL may be fine, its DNS is not."""
 
@@ -47,6 +53,11 @@ def parse(url: str) -> tuple[str, str, int, str]:
     """(scheme, host, port, path) of a URL a webhook may use; InvalidWebhookURL if not."""
     if len(url) > MAX_URL_LENGTH:
         raise InvalidWebhookURL(f"The URL is longer than {MAX_URL_LENGTH} characters.")
+    if any(ord(character) < 0x20 or ord(character) == 0x7F for character in url):
+        raise UnreadableURL(
+            "The URL holds a control character (such as NUL or a line break); "
+            "send it as plain text."
+        )
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -54,6 +65,11 @@ def parse(url: str) -> tuple[str, str, int, str]:
         raise InvalidWebhookURL(f"The URL cannot be read: {exc}.") from None
     if parts.scheme not in ("http", "https"):
         raise InvalidWebhookURL("A webhook URL must start with http:// or https://.")
+    if parts.scheme == "http" and settings.INGEST_HTTPS and not settings.INGEST_WEBHOOK_ALLOW_HTTP:
+        raise InvalidWebhookURL(
+            "This service sends webhooks over https only: use an https:// URL (events "
+            "carry your documents' names, and a signature alone does not hide them)."
+        )
     if not parts.hostname:
         raise InvalidWebhookURL("The URL has no host.")
     if parts.username or parts.password:

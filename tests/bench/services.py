@@ -176,16 +176,19 @@ class Server:
         self.stop()
         raise RuntimeError(f"{self.label} did not start on port {self.port}:\n{tail}")
 
+    # What a GET answers once the server is up: the floor answers any GET; the Django
+    # floor serves the real app's /healthz; daphne's socket port answers 426 on /ws/.
+    ready_path, ready_status = "/healthz", 200
+
     def _answers(self) -> bool:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-            # The floor answers any GET; the Django floor serves the real app's /healthz.
-            conn.request("GET", "/healthz" if self.label != "floor" else "/")
+            conn.request("GET", self.ready_path if self.label != "floor" else "/")
             status = conn.getresponse().status
             conn.close()
         except OSError:
             return False
-        return status == 200
+        return status == self.ready_status
 
     def pids(self) -> list[int]:
         """The master and its workers (for CPU accounting)."""

@@ -215,7 +215,8 @@ def report(result: dict, args: argparse.Namespace) -> str:
                 "",
                 "| B's upload to succeeded | median s | min / max s |",
                 "|---|---|---|",
-                f"| idle stack | {idle:.2f} | {min(result['idle']):.2f} / {max(result['idle']):.2f} |",
+                f"| idle stack | {idle:.2f} | {min(result['idle']):.2f} / "
+                f"{max(result['idle']):.2f} |",
                 f"| A's deliveries hanging | {busy:.2f} | {min(result['busy']):.2f} / "
                 f"{max(result['busy']):.2f} |",
                 "",
@@ -226,7 +227,8 @@ def report(result: dict, args: argparse.Namespace) -> str:
                 f"| A's attempts under way at once | {result['alice_at_once']} | <= 2 | "
                 f"{'PASS' if result['alice_at_once'] <= 2 else 'FAIL'} |",
                 f"| B's webhooks heard during the busy round | {result['bob_heard']} of "
-                f"{args.rounds} | all | {'PASS' if result['bob_heard'] >= args.rounds else 'FAIL'} |",
+                f"{args.rounds} | all | "
+                f"{'PASS' if result['bob_heard'] >= args.rounds else 'FAIL'} |",
                 f"| A's attempts meanwhile | {result['alice_attempts']} | not judged | reference |",
             ]
         )

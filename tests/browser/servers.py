@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -73,10 +74,13 @@ class BreakableOpenAI(FakeOpenAI):
         super().stop()
 
 
-def answers(url: str) -> bool:
+def answers(url: str, status: int = 200) -> bool:
+    """Whether `url` answers a GET with `status` (a server that is up and ready)."""
     try:
         with urllib.request.urlopen(url, timeout=2) as answer:
-            return answer.status == 200
+            return answer.status == status
+    except urllib.error.HTTPError as error:
+        return error.code == status
     except OSError:
         return False
 
@@ -170,10 +174,11 @@ class Stack:
         )
         self.ws = ServerProcess(
             "ws",
-            [python, *WS, "--port", str(self.ws_port), "config.asgi:application"],
+            [python, *WS, "--port", str(self.ws_port), "config.ws_app:application"],
             {**env, "DATABASE_CONN_HEALTH_CHECKS": "false"},  # as the Procfile's `ws` line
             logs,
-            lambda _: answers(f"http://127.0.0.1:{self.ws_port}/healthz"),
+            # The socket's port answers nothing but the socket: 426 says it is up.
+            lambda _: answers(f"http://127.0.0.1:{self.ws_port}/ws/status/", status=426),
         )
         self.worker = ServerProcess(
             "worker",

@@ -5,7 +5,7 @@ reloading; a signed-in user who is not staff gets 403."""
 import re
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import PASSWORD, STATE_TIMEOUT_MS, in_thread
@@ -15,7 +15,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def make_staff(name: str) -> User:
-    return in_thread(lambda: User.objects.create_user(name, password=PASSWORD, is_staff=True))
+    """Staff allowed to see jobs in the admin, as the dashboard requires."""
+
+    def create() -> User:
+        user = User.objects.create_user(name, password=PASSWORD, is_staff=True)
+        user.user_permissions.add(Permission.objects.get(codename="view_job"))
+        return user
+
+    return in_thread(create)
 
 
 def sign_in(page: Page, username: str, then: str) -> None:

@@ -2,6 +2,7 @@
 turns on secure cookies, HSTS and the proxy's X-Forwarded-Proto; under it, status URLs,
 `Location` and the page's socket use https and wss."""
 
+import ipaddress
 import json
 import os
 import re
@@ -123,6 +124,8 @@ def behind_https_proxy(settings):
     settings.SECURE_HSTS_SECONDS = 31_536_000
     settings.INGEST_WS_URL = ""
     settings.WS_PORT = 8001
+    # The test client's connection address (REMOTE_ADDR) is the trusted proxy's.
+    settings.INGEST_TRUSTED_PROXIES = [ipaddress.ip_network("127.0.0.1/32")]
     return Client(HTTP_HOST="ingest.example.com", HTTP_X_FORWARDED_PROTO="https")
 
 

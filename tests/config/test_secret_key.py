@@ -13,6 +13,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config import secret_key
+
 CHILD = textwrap.dedent(
     """
     import sys
@@ -74,3 +76,26 @@ def test_a_stored_key_is_kept(tmp_path):
 
     assert secret_key.ensure(tmp_path) == "kept-key"
     assert secret_key.stored(tmp_path) == "kept-key"
+
+
+def test_the_key_is_on_disk_before_its_name_points_at_it(tmp_path, monkeypatch):
+    """fsync of the written file comes before the link, and the directory's after it: a
+    power cut cannot leave the name pointing at an empty file."""
+    calls: list[str] = []
+    real_fsync, real_link = os.fsync, os.link
+
+    def fsync(descriptor: int) -> None:
+        target = os.readlink(f"/proc/self/fd/{descriptor}")
+        calls.append("fsync dir" if os.path.isdir(target) else "fsync file")
+        real_fsync(descriptor)
+
+    def link(source, destination) -> None:  # noqa: ANN001
+        calls.append("link")
+        real_link(source, destination)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "link", link)
+
+    secret_key.ensure(tmp_path)
+
+    assert calls == ["fsync file", "link", "fsync dir"]

@@ -6,7 +6,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
-from config.asgi import application
+from config.ws_app import application
 from documents.consumers import row_fragment
 from documents.services import delete_document
 from jobs import notify, services

@@ -2,6 +2,8 @@
 form's origin. Scopes are what daphne hands the application; one test goes through the
 whole ASGI application."""
 
+import ipaddress
+
 import pytest
 
 from config.ws_origin import origin_allowed
@@ -10,11 +12,16 @@ from tests.documents.test_consumer import connect_result, session_headers
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def handshake(host: str, origin: str | None, *extra: tuple[bytes, bytes]) -> dict:
+PROXY = "10.0.0.5"  # the proxy in front of `ws`, named in INGEST_TRUSTED_PROXIES
+
+
+def handshake(
+    host: str, origin: str | None, *extra: tuple[bytes, bytes], client: str = PROXY
+) -> dict:
     headers = [(b"host", host.encode()), *extra]
     if origin is not None:
         headers.append((b"origin", origin.encode()))
-    return {"type": "websocket", "path": "/ws/status/", "headers": headers}
+    return {"type": "websocket", "path": "/ws/status/", "headers": headers, "client": [client, 0]}
 
 
 @pytest.fixture
@@ -29,6 +36,7 @@ def direct(settings):
 def proxied(settings):
     """Behind a proxy that routes /ws/ to the `ws` process: one origin for both."""
     settings.INGEST_WS_URL = "/ws/status/"
+    settings.INGEST_TRUSTED_PROXIES = [ipaddress.ip_network(f"{PROXY}/32")]
     return settings
 
 
@@ -109,3 +117,19 @@ def test_x_forwarded_host_counts_only_when_django_is_told_to_use_it(proxied):
     proxied.USE_X_FORWARDED_HOST = True
 
     assert origin_allowed(handshake("internal:8001", "http://ingest.example", forwarded))
+
+
+def test_forwarded_headers_from_a_stranger_are_not_believed(proxied):
+    """A client that reaches `ws` directly cannot say it came over https or for a host."""
+    proxied.ALLOWED_HOSTS = ["ingest.example"]
+    proxied.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    proxied.USE_X_FORWARDED_HOST = True
+    proto = (b"x-forwarded-proto", b"https")
+    host = (b"x-forwarded-host", b"ingest.example")
+
+    assert not origin_allowed(
+        handshake("ingest.example", "https://ingest.example", proto, client="192.0.2.1")
+    )
+    assert not origin_allowed(
+        handshake("internal:8001", "http://ingest.example", host, client="192.0.2.1")
+    )

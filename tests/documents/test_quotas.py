@@ -74,3 +74,36 @@ def test_quotas_are_per_user(alice_client, bob_client, broker, settings):
     answers = [upload(alice_client, make_pdf(seed=1)), upload(bob_client, make_pdf(seed=2))]
 
     assert [a.status_code for a in answers] == [202, 202]
+
+
+def new_version(client, document_id: str, content: bytes):
+    return client.post(
+        f"/api/documents/{document_id}/versions/",
+        {"file": pdf_upload(content, name="v.pdf")},
+        format="multipart",
+    )
+
+
+def test_every_stored_version_counts_towards_the_byte_quota(alice, alice_client, broker, settings):
+    versions = [make_pdf(seed=n) for n in range(4)]
+    settings.INGEST_MAX_BYTES_PER_USER = sum(len(v) for v in versions[:2]) + 10
+    [first] = upload(alice_client, versions[0]).json()["results"]
+
+    answers = [new_version(alice_client, first["document_id"], v) for v in versions[1:]]
+
+    assert [a.status_code for a in answers] == [202, 413, 413]
+    assert answers[1].json()["code"] == "storage_quota_exceeded"
+    document = Document.objects.get(owner=alice)
+    assert document.version == 2
+    assert document.stored_bytes == len(versions[0]) + len(versions[1])
+    keys = default_storage.listdir(f"documents/{alice.pk}/{document.id}")[1]
+    assert len(keys) == 2, "a refused version stores nothing"
+
+
+def test_at_the_document_limit_a_new_version_is_still_let_in(alice_client, broker, settings):
+    settings.INGEST_MAX_DOCUMENTS_PER_USER = 1
+    [first] = upload(alice_client, make_pdf(seed=1)).json()["results"]
+
+    answer = new_version(alice_client, first["document_id"], make_pdf(seed=2))
+
+    assert answer.status_code == 202

@@ -5,7 +5,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -33,7 +33,10 @@ CHARTS = [
 
 @pytest.fixture
 def staff(db) -> User:
-    return User.objects.create_user("olivia", password="olivia-password", is_staff=True)
+    """Staff allowed to see jobs in the admin, as the dashboard requires."""
+    user = User.objects.create_user("olivia", password="olivia-password", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_job"))
+    return user
 
 
 def signed_in(user: User) -> Client:
@@ -75,6 +78,14 @@ def test_a_signed_in_user_who_is_not_staff_gets_403(alice, name):
     response = signed_in(alice).get(reverse(name))
 
     assert response.status_code == 403
+
+
+@pytest.mark.parametrize("name", ["ops-dashboard", "ops-panel"])
+def test_staff_who_may_not_see_jobs_get_403(db, name):
+    """The dashboard names every user's files: being staff alone is not enough."""
+    other = User.objects.create_user("sam", password="sam-password", is_staff=True)
+
+    assert signed_in(other).get(reverse(name)).status_code == 403
 
 
 def test_staff_see_every_chart_as_inline_svg(staff):

@@ -86,3 +86,18 @@ def test_two_spellings_of_one_url_are_the_same(one, other):
 def test_paths_and_ports_tell_urls_apart():
     assert same_url("https://example.com/a") != same_url("https://example.com/A")
     assert same_url("https://example.com:8443/a") != same_url("https://example.com/a")
+
+
+def test_a_service_on_https_refuses_plain_http_webhooks(settings):
+    settings.INGEST_HTTPS = True
+
+    with pytest.raises(InvalidWebhookURL, match="https only"):
+        check("http://93.184.215.14/hook")
+    assert check("https://93.184.215.14/hook").scheme == "https"
+
+
+def test_plain_http_webhooks_may_be_allowed_on_an_https_service(settings):
+    settings.INGEST_HTTPS = True
+    settings.INGEST_WEBHOOK_ALLOW_HTTP = True
+
+    assert check("http://93.184.215.14/hook").scheme == "http"

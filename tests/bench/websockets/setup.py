@@ -66,16 +66,17 @@ def prepare(env: dict[str, str], users: int, documents: int) -> tuple[str, list[
 
 
 class Daphne(Server):
-    """One daphne serving config.asgi as the Procfile's `ws` process (start/stop as Server)."""
+    """One daphne serving config.ws_app as the Procfile's `ws` process (start/stop as Server)."""
 
     def __init__(self, env: dict[str, str], logs: Path) -> None:
         from config import embedded
 
         self.label = "daphne"
+        self.ready_path, self.ready_status = "/ws/status/", 426
         self.port = embedded.free_port()
         self.command = [sys.executable, "-m", "daphne"]
-        self.command += ["--bind", "127.0.0.1", "--port", str(self.port), "--proxy-headers"]
-        self.command += ["config.asgi:application"]
+        self.command += ["--bind", "127.0.0.1", "--port", str(self.port)]
+        self.command += ["config.ws_app:application"]
         # As the Procfile's `ws` line: no per-call health check (see README, Serving).
         self.env = dict(env, DATABASE_CONN_HEALTH_CHECKS="false")
         self.log = logs / "daphne.log"
