@@ -89,7 +89,7 @@ def test_the_key_is_on_disk_before_its_name_points_at_it(tmp_path, monkeypatch):
         calls.append("fsync dir" if os.path.isdir(target) else "fsync file")
         real_fsync(descriptor)
 
-    def link(source, destination) -> None:  # noqa: ANN001
+    def link(source, destination) -> None:
         calls.append("link")
         real_link(source, destination)
 
