@@ -75,7 +75,8 @@ chaos: $(VENV)/.installed-dev
 
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
-## /metrics scrape over a million job rows (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
+## /metrics scrape over a million job rows, search, and one account's hanging webhooks beside
+## another's uploads (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev
 	$(PY) -m tests.bench $(BENCH_ARGS)
 	$(PY) -m tests.bench.busy
@@ -84,15 +85,18 @@ bench: $(VENV)/.installed-dev
 	$(PY) -m tests.bench.websockets $(BENCH_WS_ARGS)
 	$(PY) -m tests.bench.scrape
 	$(PY) -m tests.bench.search
+	$(PY) -m tests.bench.webhook_fairness
 
-## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), and every pinned
-## requirement installs as a wheel on CPython 3.11-3.13.
+## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), every pinned
+## requirement installs as a wheel on CPython 3.11-3.13, and none has a known vulnerability
+## that a release fixes (pip-audit, requirements/audit.py).
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(PY) requirements/check_wheels.py
+	$(PY) requirements/audit.py
 
 format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --fix .

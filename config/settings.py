@@ -322,6 +322,19 @@ INGEST_PROXY_COUNT = env_int("INGEST_PROXY_COUNT", 0, minimum=0)
 AXES_DISABLE_ACCESS_LOG = True
 AXES_RESET_ON_SUCCESS = False
 
+# Mail, for password-reset links (Django's EMAIL_* settings). Unset: no mail is sent and
+# the password-reset pages answer 404 (config/accounts/urls.py).
+INGEST_EMAIL_HOST = env_str("INGEST_EMAIL_HOST").strip()
+if INGEST_EMAIL_HOST:
+    EMAIL_HOST = INGEST_EMAIL_HOST
+    EMAIL_PORT = env_int("INGEST_EMAIL_PORT", 587, minimum=1)
+    EMAIL_HOST_USER = env_str("INGEST_EMAIL_USER")
+    EMAIL_HOST_PASSWORD = env_str("INGEST_EMAIL_PASSWORD")
+    EMAIL_USE_TLS = env_bool("INGEST_EMAIL_USE_TLS", True)
+    DEFAULT_FROM_EMAIL = env_str("INGEST_EMAIL_FROM", "ingest@localhost")
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+
 # --------------------------------------------------------------------------- pages
 
 LOGIN_URL = "login"
@@ -419,6 +432,11 @@ INGEST_SEARCH_MAX_SCAN_TUPLES = env_int("INGEST_SEARCH_MAX_SCAN_TUPLES", 20_000,
 # to the query: the nearest neighbours of a query that matches nothing are noise.
 INGEST_SEARCH_MIN_SIMILARITY = env_float("INGEST_SEARCH_MIN_SIMILARITY", 0.2, minimum=-1.0)
 INGEST_SEARCH_CACHE_SECONDS = env_int("INGEST_SEARCH_CACHE_SECONDS", 86_400, minimum=1)
+# Searches per user (the API and the page together); past it: 429 with Retry-After.
+INGEST_SEARCH_THROTTLE_RATE = env_str("INGEST_SEARCH_THROTTLE_RATE", "60/min")
+# The largest share of the embedding rate limit (INGEST_EMBED_RPM / _TPM) that query
+# embeddings may take; the rest is the workers' whatever people search.
+INGEST_SEARCH_EMBED_SHARE = env_float("INGEST_SEARCH_EMBED_SHARE", 0.25, minimum=0.01)
 INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS = env_float(
     "INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS", 1.0, minimum=0
 )
@@ -497,6 +515,10 @@ INGEST_WEBHOOK_DNS_TIMEOUT_SECONDS = env_float(
 # DNS servers for webhook host names (host or host:port, comma-separated); empty: the
 # system's (/etc/resolv.conf).
 INGEST_DNS_SERVERS = env_list("INGEST_DNS_SERVERS", [])
+# After a rotation, the old webhook secret still signs (beside the new one) this long.
+INGEST_WEBHOOK_SECRET_GRACE_SECONDS = env_int(
+    "INGEST_WEBHOOK_SECRET_GRACE_SECONDS", 86_400, minimum=0
+)
 # Endpoints one user may register (POST /api/webhooks/ over it: 409 too_many_endpoints).
 INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER = env_int(
     "INGEST_MAX_WEBHOOK_ENDPOINTS_PER_USER", 10, minimum=1

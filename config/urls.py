@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
 from config import redoc
+from config.accounts.urls import urlpatterns as accounts_urls
 from config.api_docs_access import SchemaPermission, docs_page
 from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
@@ -21,7 +22,7 @@ router.register("api/webhooks", EndpointViewSet, basename="webhook-endpoint")
 
 urlpatterns = [
     path("", pages.index, name="home"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(accounts_urls)),
     path("documents/rows/", pages.listing, name="page-listing"),
     path("documents/<uuid:document_id>/", pages.detail, name="page-detail"),
     path("documents/<uuid:document_id>/row/", pages.row, name="page-row"),

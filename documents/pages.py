@@ -72,12 +72,13 @@ def _ws_url(request: HttpRequest) -> str:
 def _page(request: HttpRequest) -> HttpResponse:
     context = _listing(request)
     context.update(search_pages.results_context(request))
+    status = context.pop("http_status", 200)
     context.update(
         ws_url=_ws_url(request),
         max_upload_bytes=settings.INGEST_MAX_UPLOAD_BYTES,
         max_files=settings.INGEST_MAX_FILES_PER_REQUEST,
     )
-    return render(request, "documents/index.html", context)
+    return render(request, "documents/index.html", context, status=status)
 
 
 @login_required

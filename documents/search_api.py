@@ -5,13 +5,16 @@ to say; search itself knows chunks, not owners' documents.
 """
 
 import dataclasses
+import math
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import rate_counter
 from config.api_errors import NOT_FOUND, Refused
 from config.auth import signed_in_user
 from documents.models import Document
@@ -79,6 +82,11 @@ class SearchView(APIView):
                 "(1 to 50), `mode` or `document` (not a UUID).",
             ),
             404: OpenApiResponse(SearchErrorOut, "`document` is unknown or not yours."),
+            429: OpenApiResponse(
+                SearchErrorOut,
+                "`throttled`: more searches than INGEST_SEARCH_THROTTLE_RATE allows; "
+                "`Retry-After` says when to search again.",
+            ),
         },
         examples=[_EXAMPLE],
     )
@@ -87,6 +95,15 @@ class SearchView(APIView):
         params = SearchIn(data=request.query_params)
         params.is_valid(raise_exception=True)
         owner = signed_in_user(request)
+        if (wait := rate_counter.count_search(user_id=owner.pk)) is not None:
+            raise Refused(
+                status_code=429,
+                code="throttled",
+                detail="You are searching faster than INGEST_SEARCH_THROTTLE_RATE "
+                f"({settings.INGEST_SEARCH_THROTTLE_RATE}) allows; try again in "
+                f"{math.ceil(wait)} s.",
+                retry_after=math.ceil(wait),
+            )
         document_id = params.validated_data.get("document")
         mine = Document.objects.filter(id=document_id, owner=owner)
         if document_id is not None and not mine.exists():

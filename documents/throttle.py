@@ -1,59 +1,16 @@
-"""The per-user upload throttle: a fixed-window counter in Redis, one round trip a request
-(documents.admission asks it, after the backlog and before the user's jobs in flight).
+"""The per-user upload throttle (documents.admission asks it, after the backlog and before
+the user's jobs in flight): config.rate_counter's counter, scope "uploads"."""
 
-DRF's own throttles keep a pickled list of timestamps per user in the cache, read and
-rewritten on every request; a counter (INCR + EXPIRE in one pipeline) is several times
-cheaper on the upload path and shared by every web process the same way.
-"""
-
-import logging
-import time
-from typing import cast
-
-import redis
 from django.conf import settings
-from rest_framework.throttling import SimpleRateThrottle
 
-from config import redis_clients
-
-log = logging.getLogger(__name__)
-
-
-def _client(url: str) -> redis.Redis:
-    return redis_clients.client(url, connect_timeout=1, timeout=1)
-
-
-def _parse_rate(rate: str) -> tuple[int, int]:
-    """(requests, seconds) of a rate such as "120/min", read by DRF's own parser.
-
-    SimpleRateThrottle.parse_rate never uses its instance (and building one needs a
-    configured scope), so it is called on the class with none.
-    """
-    allowed, period = SimpleRateThrottle.parse_rate(cast(SimpleRateThrottle, None), rate)
-    # Both are None only for a None rate.
-    assert allowed is not None
-    assert period is not None
-    return allowed, period
+from config import rate_counter
 
 
 def count_request(*, user_id: int) -> float | None:
     """Count one upload request (or retry) of the user's against INGEST_UPLOAD_THROTTLE_RATE
     ("120/min"): None while within it, else the seconds until the next window lets one in.
-    Costs one Redis round trip; while Redis is down every request is let through."""
-    allowed, period = _parse_rate(settings.INGEST_UPLOAD_THROTTLE_RATE)
-    now = time.time()
-    window = int(now // period)
-    key = f"ingest:throttle:uploads:{user_id}:{window}"
-    try:
-        # One round trip: a pipeline buffers its commands until execute(). Without
-        # MULTI/EXEC (two more commands to send and parse): should the EXPIRE be lost,
-        # the key of a past window is only left without a TTL, never wrongly counted.
-        pipe = _client(settings.REDIS_URL).pipeline(transaction=False)
-        pipe.incr(key)
-        pipe.expire(key, period + 1)
-        count, _ = pipe.execute()
-    except redis.RedisError:
-        # An outage must not stop uploads; the database-backed admission still guards.
-        log.warning("upload throttle unavailable; letting the request through", exc_info=True)
-        return None
-    return None if count <= allowed else period - (now % period)
+    While Redis is down every request is let through; the database-backed admission still
+    guards."""
+    return rate_counter.count(
+        scope="uploads", user_id=user_id, rate=settings.INGEST_UPLOAD_THROTTLE_RATE
+    )

@@ -174,6 +174,7 @@ def _extract(job: Job) -> list[Page]:
             max_pages=settings.INGEST_MAX_PAGES,
             timeout=settings.INGEST_EXTRACT_TIMEOUT_SECONDS,
             memory_mb=settings.INGEST_EXTRACT_MEMORY_MB,
+            owner=job.owner_id,  # a warm reader serves one owner only
         )
     classify_text(raw)
     pages = [Page(page.number, clean_text(page.text)) for page in raw]

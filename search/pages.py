@@ -8,11 +8,14 @@ ready documents only; the API (`/api/search/`) takes the same text.
 
 from __future__ import annotations
 
+import math
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from config import rate_counter
 from search import query
 
 MAX_QUERY_CHARACTERS = 1000  # as the API's query_too_long
@@ -33,6 +36,12 @@ def results_context(request: HttpRequest) -> dict:
         return context
     owner_id = request.user.pk
     assert owner_id is not None  # login_required: a signed-in user
+    if (wait := rate_counter.count_search(user_id=owner_id)) is not None:
+        context["problem"] = (
+            f"You are searching faster than this service allows; try again in {math.ceil(wait)} s."
+        )
+        context["http_status"] = 429
+        return context
     context["answer"] = query.search(owner_id=owner_id, q=q, k=PAGE_RESULTS, mode="hybrid")
     return context
 
@@ -41,6 +50,7 @@ def results_context(request: HttpRequest) -> dict:
 @require_GET
 def results(request: HttpRequest) -> HttpResponse:
     context = results_context(request)
+    status = context.pop("http_status", 200)
     if getattr(request, "htmx", False) and not request.htmx.history_restore_request:  # type: ignore[attr-defined]
-        return render(request, "search/_results.html", context)
-    return render(request, "search/page.html", context)
+        return render(request, "search/_results.html", context, status=status)
+    return render(request, "search/page.html", context, status=status)

@@ -65,7 +65,7 @@ def search(
     degraded = False
     if mode in ("hybrid", "vector"):
         try:
-            embedding, embed_ms = query_vector(q)
+            embedding, embed_ms = query_vector(q, owner_id=owner_id)
         except QueryEmbeddingFailed as exc:
             log.warning("search answers from text alone: the query embedding failed (%s)", exc)
             degraded = True

@@ -1,7 +1,9 @@
 """The query's embedding: from Redis when this text was embedded lately, else the provider.
 
-Cached by provider, model, dimensions and the text's sha256, for
-INGEST_SEARCH_CACHE_SECONDS, as float32 bytes. A search waits at most
+Cached per owner, by provider, model, dimensions and the text's sha256, for
+INGEST_SEARCH_CACHE_SECONDS, as float32 bytes. Per owner, because a shared cache would
+answer faster for a text someone else searched lately, telling anyone who times it what
+others search for. A search waits at most
 INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS for the rate limit the workers share (a worker may
 wait a minute; a person typing may not) and INGEST_SEARCH_EMBED_TIMEOUT_SECONDS for the
 provider. The `hashing` provider is local and takes microseconds: it is neither cached nor
@@ -33,21 +35,21 @@ def _redis(url: str) -> redis.Redis:
     return redis_clients.client(url, connect_timeout=1, timeout=1)
 
 
-def cache_key(text: str) -> str:
+def cache_key(text: str, *, owner_id: int) -> str:
     digest = hashlib.sha256(text.encode()).hexdigest()
     return (
-        f"ingest:search:qvec:{settings.INGEST_EMBED_PROVIDER}:{settings.INGEST_EMBED_MODEL}:"
-        f"{settings.INGEST_EMBED_DIMENSIONS}:{digest}"
+        f"ingest:search:qvec:{owner_id}:{settings.INGEST_EMBED_PROVIDER}:"
+        f"{settings.INGEST_EMBED_MODEL}:{settings.INGEST_EMBED_DIMENSIONS}:{digest}"
     )
 
 
-def query_vector(text: str) -> tuple[list[float], float]:
-    """(the vector, milliseconds spent asking the provider: 0 from the cache)."""
+def query_vector(text: str, *, owner_id: int) -> tuple[list[float], float]:
+    """(the vector, milliseconds spent asking the provider: 0 from the owner's cache)."""
     if settings.INGEST_EMBED_PROVIDER != "openai":
         started = time.perf_counter()
         [vector] = hashing_embed([text], settings.INGEST_EMBED_DIMENSIONS)
         return vector, (time.perf_counter() - started) * 1000
-    key = cache_key(text)
+    key = cache_key(text, owner_id=owner_id)
     try:
         cached = _redis(settings.REDIS_URL).get(key)
     except redis.RedisError as exc:
@@ -77,7 +79,10 @@ def _ask_provider(text: str) -> list[float]:
     )
     try:
         [vector] = openai_provider.embed(
-            [text], max_wait=settings.INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS, timeout=timeout
+            [text],
+            max_wait=settings.INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS,
+            timeout=timeout,
+            searching=True,
         )
     except PipelineError as exc:
         raise QueryEmbeddingFailed(f"{exc.code}: {exc.detail}") from exc

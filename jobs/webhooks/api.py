@@ -5,6 +5,7 @@ parse, call endpoints.py, answer. Everything is scoped to the signed-in owner.""
 import uuid
 
 from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -72,13 +73,27 @@ class EndpointViewSet(
         endpoints.delete([self.get_object()])  # 404 for another owner's endpoint
         return Response(status=status.HTTP_204_NO_CONTENT)
 
+    @api_docs.rotate_endpoint_secret
+    @action(detail=True, methods=["post"], url_path="rotate-secret")
+    def rotate_secret(self, request: Request, pk: uuid.UUID) -> Response:
+        rotated = endpoints.rotate_endpoint_secret(self.get_object())  # 404 if not yours
+        return Response(SigningSecretOut(rotated).data)
+
 
 class SigningSecretView(APIView):
-    """GET the secret (created on first use); POST to rotate it."""
+    """GET the secret (404 while there is none: a read never makes one); POST to make or
+    rotate it."""
 
     @api_docs.signing_secret
     def get(self, request: Request) -> Response:
-        found = endpoints.signing_secret(owner_id=signed_in_user(request).pk)
+        found = endpoints.existing_signing_secret(owner_id=signed_in_user(request).pk)
+        if found is None:
+            raise Refused(
+                status_code=404,
+                code="no_signing_secret",
+                detail="You have no signing secret yet: POST to this address to make one "
+                "(the first delivery to an upload's webhook_url makes one too).",
+            )
         return Response(SigningSecretOut(found).data)
 
     @api_docs.rotate_signing_secret

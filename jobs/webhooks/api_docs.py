@@ -60,7 +60,11 @@ TOO_MANY = OpenApiExample(
         "Delete one you no longer use first.",
     },
 )
-SECRET = OpenApiExample("The secret", response_only=True, value={"secret": _SECRET})
+SECRET = OpenApiExample(
+    "The secret",
+    response_only=True,
+    value={"secret": _SECRET, "previous_valid_until": "2026-12-03T09:14:02.118Z"},
+)
 
 create = extend_schema(
     summary="Register a URL to hear of all your documents' events",
@@ -114,21 +118,38 @@ signing_secret = extend_schema(
     summary="The secret that signs deliveries to your uploads' webhook_url",
     description=(
         "An upload's own `webhook_url` (a form field of `POST /api/documents/`) is signed "
-        "with this secret, made on first use. Verify `webhook-signature` with it as "
-        "Standard Webhooks does: HMAC-SHA256, keyed with the bytes the base64 after "
+        "with this secret, made by the first such delivery or by a POST here; a GET never "
+        "makes one (404 `no_signing_secret` until then). Verify `webhook-signature` with "
+        "it as Standard Webhooks does: HMAC-SHA256, keyed with the bytes the base64 after "
         "`whsec_` encodes, over `id.timestamp.body`."
     ),
-    responses={200: SigningSecretOut},
+    responses={
+        200: SigningSecretOut,
+        404: OpenApiResponse(WebhookRefusalOut, "`no_signing_secret`: none yet."),
+    },
     examples=[SECRET],
 )
 
 rotate_signing_secret = extend_schema(
-    summary="Rotate the signing secret",
+    summary="Make or rotate the signing secret",
     description=(
-        "A new secret replaces the old one at once: every delivery sent from now on, "
-        "retries of older events included, is signed with the new one."
+        "A new secret signs every delivery from now on, retries of older events included; "
+        "the old one signs beside it (a second signature) until `previous_valid_until`, "
+        "INGEST_WEBHOOK_SECRET_GRACE_SECONDS (a day) from now, so a receiver can switch "
+        "without refusing a delivery. With no secret yet, this makes the first."
     ),
     request=None,
     responses={200: SigningSecretOut},
+    examples=[SECRET],
+)
+
+rotate_endpoint_secret = extend_schema(
+    summary="Rotate an endpoint's secret",
+    description=(
+        "The endpoint's new secret, shown in this answer only. The old one signs beside it "
+        "until `previous_valid_until` (INGEST_WEBHOOK_SECRET_GRACE_SECONDS, a day)."
+    ),
+    request=None,
+    responses={200: SigningSecretOut, 404: OpenApiResponse(description="Not your endpoint.")},
     examples=[SECRET],
 )

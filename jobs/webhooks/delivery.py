@@ -24,7 +24,13 @@ from django.utils import timezone
 
 from jobs.reconnect import when_database_answers
 from jobs.webhooks import addresses, client, dispatch, endpoints, fair_share, signing
-from jobs.webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Endpoint
+from jobs.webhooks.models import (
+    Delivery,
+    DeliveryAttempt,
+    DeliveryStatus,
+    Endpoint,
+    signing_secrets,
+)
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +81,7 @@ SCHEDULE = Schedule()
 class Claim:
     delivery: Delivery  # with its event and endpoint
     number: int  # `attempts` after the claim: the outcome is recorded only if unchanged
-    secret: str
+    secrets: tuple[str, ...]  # signs with each: a rotated secret's grace window
 
 
 def deliver(
@@ -145,14 +151,15 @@ def _claim(delivery_id: int) -> Claim | None:
         delivery.attempts += 1
         delivery.next_attempt_at = delivery.claimed_until = now + timedelta(seconds=CLAIM_SECONDS)
         delivery.save(update_fields=["attempts", "next_attempt_at", "claimed_until"])
-        return Claim(delivery, delivery.attempts, _secret(delivery))
+        return Claim(delivery, delivery.attempts, _secrets(delivery))
 
 
-def _secret(delivery: Delivery) -> str:
-    """An endpoint's own secret; for an upload's own URL, the owner's signing secret."""
+def _secrets(delivery: Delivery) -> tuple[str, ...]:
+    """An endpoint's own secret; for an upload's own URL, the owner's signing secret (made
+    on first use); with the secret each replaced, within its grace window."""
     if delivery.endpoint is not None:
-        return delivery.endpoint.secret
-    return endpoints.signing_secret(owner_id=delivery.event.owner_id).secret
+        return signing_secrets(delivery.endpoint)
+    return signing_secrets(endpoints.signing_secret(owner_id=delivery.event.owner_id))
 
 
 def _waiting_behind(delivery: Delivery) -> bool:
@@ -179,7 +186,7 @@ def _attempt(claim: Claim, limits: client.Limits) -> client.Answer:
     except addresses.InvalidWebhookURL as exc:
         return client.Answer(None, client.elapsed_ms(started), error=f"DNS: {exc}"[:500])
     content = signing.body(event.payload)
-    headers = signing.headers(claim.secret, event.id, content)
+    headers = signing.headers(claim.secrets, event.id, content)
     return client.post(target, content, headers, limits=limits, started=started)
 
 

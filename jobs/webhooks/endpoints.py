@@ -4,6 +4,7 @@ so a URL is checked and a deleted endpoint's pending deliveries end the same way
 either."""
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -132,17 +133,46 @@ def of_deleted_endpoints(delivery_ids: Iterable[int]) -> set[int]:
 
 
 def signing_secret(*, owner_id: int) -> SigningSecret:
-    """The owner's signing secret, created on first use: by GET /api/webhooks/signing-secret/
-    or by the first delivery to one of their uploads' own URLs, whichever comes first.
+    """The owner's signing secret, created on first use: by the first delivery to one of
+    their uploads' own URLs, or by a rotation (POST /api/webhooks/signing-secret/).
     (get_or_create inserts in a savepoint and reads the row back when a concurrent first
     use won: one secret.)"""
     found, _ = SigningSecret.objects.get_or_create(owner_id=owner_id)
     return found
 
 
+def existing_signing_secret(*, owner_id: int) -> SigningSecret | None:
+    """The owner's signing secret if there is one; a read never makes one."""
+    return SigningSecret.objects.filter(owner_id=owner_id).first()
+
+
+def _grace_until() -> datetime:
+    return timezone.now() + timedelta(seconds=settings.INGEST_WEBHOOK_SECRET_GRACE_SECONDS)
+
+
 def rotate_signing_secret(*, owner_id: int) -> SigningSecret:
-    """A new secret replaces the old one at once: deliveries signed from now on use it."""
-    current = signing_secret(owner_id=owner_id)
-    current.secret, current.rotated_at = new_secret(), timezone.now()
-    current.save(update_fields=["secret", "rotated_at"])
+    """A new secret signs from now on; the old one signs too, beside it, for
+    INGEST_WEBHOOK_SECRET_GRACE_SECONDS, so receivers can switch without missing a
+    delivery. Makes the secret when there is none."""
+    with transaction.atomic():
+        current, created = SigningSecret.objects.select_for_update().get_or_create(
+            owner_id=owner_id
+        )
+        if created:
+            return current
+        current.previous_secret, current.previous_valid_until = current.secret, _grace_until()
+        current.secret, current.rotated_at = new_secret(), timezone.now()
+        current.save(
+            update_fields=["secret", "rotated_at", "previous_secret", "previous_valid_until"]
+        )
     return current
+
+
+def rotate_endpoint_secret(endpoint: Endpoint) -> Endpoint:
+    """The endpoint's new secret, with its old one signing beside it for the grace window."""
+    with transaction.atomic():
+        locked = Endpoint.objects.select_for_update().get(pk=endpoint.pk)
+        locked.previous_secret, locked.previous_valid_until = locked.secret, _grace_until()
+        locked.secret = new_secret()
+        locked.save(update_fields=["secret", "previous_secret", "previous_valid_until"])
+    return locked

@@ -27,6 +27,15 @@ def all_event_types() -> list[str]:
     return list(EventType.values)
 
 
+def signing_secrets(holder: "Endpoint | SigningSecret") -> tuple[str, ...]:
+    """The secrets a delivery signs with now: the current one, and the one it replaced
+    while its grace window lasts (receivers accept any one signature that matches)."""
+    until = holder.previous_valid_until
+    if holder.previous_secret and until is not None and until > timezone.now():
+        return (holder.secret, holder.previous_secret)
+    return (holder.secret,)
+
+
 class Endpoint(models.Model):
     """A URL a user registered (/api/webhooks/) to hear of all their documents' events."""
 
@@ -37,6 +46,9 @@ class Endpoint(models.Model):
     url = models.URLField(max_length=2000)
     events = models.JSONField(default=all_event_types, help_text="The event types it hears.")
     secret = models.CharField(max_length=100, default=new_secret, editable=False)
+    # The secret before the last rotation: deliveries carry its signature too until then.
+    previous_secret = models.CharField(max_length=100, blank=True, editable=False)
+    previous_valid_until = models.DateTimeField(null=True, blank=True, editable=False)
     active = models.BooleanField(default=True)
     disabled_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -59,6 +71,9 @@ class SigningSecret(models.Model):
     )
     secret = models.CharField(max_length=100, default=new_secret)
     rotated_at = models.DateTimeField(default=timezone.now)
+    # The secret before the last rotation: deliveries carry its signature too until then.
+    previous_secret = models.CharField(max_length=100, blank=True)
+    previous_valid_until = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"signing secret of user {self.owner_id}"

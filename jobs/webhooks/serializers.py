@@ -43,7 +43,13 @@ class EndpointCreatedOut(EndpointOut):
 
 class SigningSecretOut(serializers.Serializer):
     secret = serializers.CharField(
-        help_text="Signs the deliveries to your uploads' own webhook_url (whsec_ and base64)."
+        help_text="Signs the deliveries (whsec_ and base64): to your uploads' own "
+        "webhook_url, or, after an endpoint's rotation, to that endpoint."
+    )
+    previous_valid_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Until then the secret it replaced signs too, beside it (a second "
+        "signature in webhook-signature); null when nothing was replaced.",
     )
 
 

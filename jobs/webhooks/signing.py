@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE_SECONDS = 300
@@ -40,13 +40,17 @@ def signature(secret: str, msg_id: str, timestamp: int, content: bytes) -> str:
     return "v1," + base64.b64encode(digest).decode()
 
 
-def headers(secret: str, msg_id: str, content: bytes, *, timestamp: int | None = None) -> dict:
-    """The three Standard Webhooks headers of one attempt (now, unless `timestamp`)."""
+def headers(
+    secrets: str | Sequence[str], msg_id: str, content: bytes, *, timestamp: int | None = None
+) -> dict:
+    """The three Standard Webhooks headers of one attempt (now, unless `timestamp`): one
+    signature per secret, space-separated (a rotated secret's old one and its new one)."""
     stamp = int(time.time()) if timestamp is None else timestamp
+    keys = [secrets] if isinstance(secrets, str) else list(secrets)
     return {
         "webhook-id": msg_id,
         "webhook-timestamp": str(stamp),
-        "webhook-signature": signature(secret, msg_id, stamp, content),
+        "webhook-signature": " ".join(signature(k, msg_id, stamp, content) for k in keys),
     }
 
 

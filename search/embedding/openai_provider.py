@@ -25,7 +25,7 @@ from django.core.exceptions import ImproperlyConfigured
 from openai.types import EmbeddingCreateParams
 
 from search.embedding import stats
-from search.embedding.ratelimit import estimate_tokens, shared_limiter
+from search.embedding.ratelimit import estimate_tokens, search_limiter, shared_limiter
 from search.pipeline.errors import (
     PermanentError,
     ProviderUnavailable,
@@ -44,7 +44,11 @@ _KEY_LIKE = re.compile(r"\b(sk|key)-[\w*-]+", re.IGNORECASE)
 
 
 def embed(
-    texts: Sequence[str], *, max_wait: float | None = None, timeout: float | None = None
+    texts: Sequence[str],
+    *,
+    max_wait: float | None = None,
+    timeout: float | None = None,
+    searching: bool = False,
 ) -> list[list[float]]:
     """Embed `texts` in one request, vectors in input order, each checked for length.
 
@@ -53,9 +57,13 @@ def embed(
     INGEST_EMBED_TIMEOUT_SECONDS): a search passes shorter ones than a worker. Raises
     RateLimited, ProviderUnavailable or Timeout (transient) or PermanentError with code
     "embedding_rejected" (the provider refused the request: key, model, input) or
-    "embedding_dimension_mismatch".
+    "embedding_dimension_mismatch". `searching`: a query's embedding, which also keeps
+    within INGEST_SEARCH_EMBED_SHARE of the limit.
     """
-    stats.note_wait(shared_limiter(max_wait).acquire(estimate_tokens(texts)))
+    tokens = estimate_tokens(texts)
+    if searching:  # a query: within the searches' share first (ratelimit.search_limiter)
+        search_limiter(max_wait or 0.0).acquire(tokens)
+    stats.note_wait(shared_limiter(max_wait).acquire(tokens))
     client = _client(
         settings.OPENAI_BASE_URL,
         settings.OPENAI_API_KEY,

@@ -142,7 +142,7 @@ class RateLimiter:
             self._client.delete(*self._keys)
 
 
-@functools.lru_cache(maxsize=4)  # a worker's and a search's waits, per configuration
+@functools.lru_cache(maxsize=8)  # a worker's, a search's and the searches' share
 def _limiter(url: str, name: str, rpm: int, tpm: int, max_wait: float) -> RateLimiter:
     # Short timeouts: a Redis that hangs should fail the attempt, not hold the worker.
     client = redis_clients.client(url, connect_timeout=2, timeout=5)
@@ -161,5 +161,19 @@ def shared_limiter(max_wait: float | None = None) -> RateLimiter:
         settings.INGEST_EMBED_MODEL,
         settings.INGEST_EMBED_RPM,
         settings.INGEST_EMBED_TPM,
+        float(max_wait),
+    )
+
+
+def search_limiter(max_wait: float) -> RateLimiter:
+    """The searches' own bucket, INGEST_SEARCH_EMBED_SHARE of the shared limit: a query
+    embedding takes a slot here first, then one of the shared limiter, so that people
+    searching can never take more than that share of the workers' budget."""
+    share = settings.INGEST_SEARCH_EMBED_SHARE
+    return _limiter(
+        settings.REDIS_URL,
+        f"{settings.INGEST_EMBED_MODEL}:searches",
+        max(1, int(settings.INGEST_EMBED_RPM * share)),
+        max(1, int(settings.INGEST_EMBED_TPM * share)),
         float(max_wait),
     )

@@ -5,9 +5,12 @@ library, `confine_child()` bounds what it can take (address space, CPU time, ope
 size of any file it writes) and what it can start: no process, no thread, no other program,
 so nothing can leave its process group and outlive the kill. RLIMIT_NPROC 0 says so for a
 worker's ordinary user; the kernel never applies it to root, so a seccomp filter also
-refuses clone, fork and exec (on x86-64 and arm64). And the child drops every capability,
-for good (no_new_privs: an exec could not give them back), so a worker running as root
-does not hand its child the right to read any process's memory.
+refuses clone, fork and exec (on x86-64 and arm64), and with them every call that opens a
+socket, signals or traces another process, or reads its memory (REFUSED_CALLS). What files
+it may open is Landlock's part, put up once its imports are read (sandbox.put_up_walls).
+And the child drops every capability, for good (no_new_privs: an exec could not give them
+back), so a worker running as root does not hand its child the right to read any
+process's memory.
 
 `make_undumpable()` is for the worker: a process that is not dumpable has its
 /proc/<pid>/environ, mem, maps and fd/ owned by root, so a child of the same user (without
@@ -45,11 +48,25 @@ SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
 X32_SYSCALL_BIT = 0x40000000
-STARTING_CALLS = {
-    # clone, fork, vfork, execve, execveat, clone3
-    "x86_64": (0xC000003E, (56, 57, 58, 59, 322, 435)),
-    # clone, execve, execveat, clone3 (no fork or vfork there)
-    "aarch64": (0xC00000B7, (220, 221, 281, 435)),
+# The calls the child may never make, by architecture (its audit id, then the numbers):
+# - start anything: clone, fork, vfork, execve, execveat, clone3 (arm64 has no fork, vfork);
+# - reach a network or another process's socket: socket, socketpair, io_uring_setup (which
+#   can open sockets of its own);
+# - touch another process: rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal,
+#   pidfd_open, ptrace, process_vm_readv, process_vm_writev.
+# And the calls it may make only at itself (the pid its first argument names): kill, tkill,
+# tgkill, with which abort() ends a process (a C library out of memory calls it).
+REFUSED_CALLS = {
+    "x86_64": (
+        0xC000003E,
+        (56, 57, 58, 59, 322, 435, 41, 53, 425, 129, 297, 424, 434, 101, 310, 311),
+        (62, 200, 234),
+    ),
+    "aarch64": (
+        0xC00000B7,
+        (220, 221, 281, 435, 198, 199, 425, 138, 240, 424, 434, 117, 270, 271),
+        (129, 130, 131),
+    ),
 }
 
 
@@ -68,7 +85,7 @@ def confine_child(*, memory_mb: int, cpu_seconds: int) -> None:
         if os.getsid(0) == os.getpid():  # its own session: give it the worker's priority
             share_nice_with_session()
         _drop_capabilities()  # sets no_new_privs, which a filter needs too
-        _refuse_starting_anything()
+        _refuse_calls()
 
 
 def limit_cpu(seconds: float) -> None:
@@ -133,21 +150,28 @@ class _SockFprog(ctypes.Structure):
 
 # Classic BPF: load a word of the call's data, compare and jump, return.
 LOAD_WORD, JUMP_IF_EQUAL, JUMP_IF_AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06
-ARCH_OFFSET, NUMBER_OFFSET = 4, 0
+ARCH_OFFSET, NUMBER_OFFSET, FIRST_ARGUMENT_OFFSET = 4, 0, 16  # little-endian: its low word
 
 
-def _refuse_starting_anything() -> None:
-    """EPERM for clone, fork and exec from now on; every other call as before."""
-    if platform.machine() not in STARTING_CALLS:
-        return  # RLIMIT_NPROC still holds for users other than root
-    arch, numbers = STARTING_CALLS[platform.machine()]
+def _refuse_calls() -> None:
+    """EPERM for REFUSED_CALLS from now on; every other call as before."""
+    if platform.machine() not in REFUSED_CALLS:
+        return  # RLIMIT_NPROC still holds for users other than root; Landlock the rest
+    arch, numbers, at_itself = REFUSED_CALLS[platform.machine()]
     refuse = (RETURN, 0, 0, SECCOMP_RET_ERRNO | errno.EPERM)
+    allow = (RETURN, 0, 0, SECCOMP_RET_ALLOW)
     program = [(LOAD_WORD, 0, 0, ARCH_OFFSET), (JUMP_IF_EQUAL, 1, 0, arch), refuse]
     program += [(LOAD_WORD, 0, 0, NUMBER_OFFSET), (JUMP_IF_AT_LEAST, 0, 1, X32_SYSCALL_BIT)]
     program.append(refuse)
     for number in numbers:
         program += [(JUMP_IF_EQUAL, 0, 1, number), refuse]
-    program.append((RETURN, 0, 0, SECCOMP_RET_ALLOW))
+    me = os.getpid()  # a single-threaded child: its one thread's id is its pid too
+    for number in at_itself:
+        # Not this call: past the next four. Else its first argument's low word (the
+        # kernel reads a pid as an int) must be this process.
+        program += [(JUMP_IF_EQUAL, 0, 4, number), (LOAD_WORD, 0, 0, FIRST_ARGUMENT_OFFSET)]
+        program += [(JUMP_IF_EQUAL, 0, 1, me), allow, refuse]
+    program.append(allow)
     filters = (_SockFilter * len(program))(*(_SockFilter(*line) for line in program))
     fprog = _SockFprog(len(program), filters)
     if _libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:

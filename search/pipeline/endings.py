@@ -41,12 +41,14 @@ class ErrorPayload(TypedDict):
 
 class Payload(TypedDict, total=False):
     """One answer from the child: `pages` (each page's raw text) or `error`, and `cpu`
-    (the child's CPU seconds so far). Its first answer only says it is `ready`."""
+    (the child's CPU seconds so far). Its first answer says it is `ready`, and which
+    `walls` it could put up (sandbox.put_up_walls)."""
 
     pages: list[str]
     error: ErrorPayload
     cpu: float
     ready: bool
+    walls: dict
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,12 @@ __all__ = ["Page", "extract_document"]  # Page lives in search/pipeline/page.py
 
 
 def extract_document(
-    path: str | os.PathLike[str], *, max_pages: int, timeout: float, memory_mb: int
+    path: str | os.PathLike[str],
+    *,
+    max_pages: int,
+    timeout: float,
+    memory_mb: int,
+    owner: int | None = None,
 ) -> list[Page]:
     """Each page's raw (uncleaned) text, read in a child process.
 
@@ -29,7 +34,8 @@ def extract_document(
     errors.ExtractTimeout.for_good says what a second one means),
     TransientError "extractor_crashed" (the reader died some other way). OSError if
     `path` is missing. Pages are returned even when they hold no text: see
-    classify.classify_text.
+    classify.classify_text. `owner`: whose document it is; a warm child reads one owner's
+    documents only.
     """
     pool = shared_pool(
         size=settings.INGEST_EXTRACT_POOL_SIZE,
@@ -37,5 +43,5 @@ def extract_document(
         memory_mb=memory_mb,
         extractor=settings.INGEST_EXTRACTOR,
     )
-    texts = pool.read(path, max_pages=max_pages, timeout=timeout)
+    texts = pool.read(path, max_pages=max_pages, timeout=timeout, owner=owner)
     return [Page(number, text) for number, text in enumerate(texts, start=1)]

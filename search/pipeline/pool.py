@@ -5,8 +5,10 @@ reader's imports: more than reading a one-page PDF. A `Pool` keeps up to `size` 
 children in this process and lends one to each reading thread. A child is retired after
 `recycle_after` documents, and after anything but pages (an error answer, a timeout, a
 crash, this thread interrupted); a replacement starts at once, so the next document finds
-it ready. No thread ever waits for a child: with none idle it starts its own, kept
-afterwards if there is room.
+it ready. A child reads one owner's documents only: another owner's document gets a fresh
+child, so a parser that a hostile file took over never sees the next tenant's bytes. No
+thread ever waits for a child: with none idle it starts its own, kept afterwards if there
+is room.
 
 Children die with the worker. An idle one is blocked reading its stdin and exits when the
 worker's end of that pipe closes, which the kernel does however the worker ends; a busy one
@@ -35,11 +37,21 @@ class Pool:
         self._idle: collections.deque[Sandbox] = collections.deque()
         self._lock = threading.Lock()
 
-    def read(self, path: str | os.PathLike[str], *, max_pages: int, timeout: float) -> list[str]:
-        """Each page's raw text, read by a pooled child; raises as Sandbox.read, and
-        OSError when `path` cannot be found (before any child is involved)."""
+    def read(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_pages: int,
+        timeout: float,
+        owner: int | None = None,
+    ) -> list[str]:
+        """Each page's raw text, read by a pooled child that has read no other owner's
+        documents (a parser taken over by one owner's file must not see the next owner's);
+        raises as Sandbox.read, and OSError when `path` cannot be found (before any child
+        is involved)."""
         resolved = Path(path).resolve(strict=True)
-        sandbox = self._borrow()
+        sandbox = self._borrow(owner)
+        sandbox.owner = owner
         try:
             pages = sandbox.read(resolved, max_pages=max_pages, timeout=timeout)
         except BaseException:
@@ -64,15 +76,30 @@ class Pool:
         with self._lock:
             return [sandbox.pid for sandbox in self._idle]
 
-    def _borrow(self) -> Sandbox:
+    def _borrow(self, owner: int | None) -> Sandbox:
+        """An idle child that served this owner, else a fresh one (never used), else a new
+        one; idle children of other owners stay for their owners."""
         while True:
             with self._lock:
-                sandbox = self._idle.popleft() if self._idle else None
+                sandbox = self._take_idle(owner)
             if sandbox is None:
                 return self._start()
             if sandbox.alive():
                 return sandbox
             sandbox.stop()  # died while idle (killed from outside): reap it, try the next
+
+    def _take_idle(self, owner: int | None) -> Sandbox | None:
+        """One that read this owner's documents (with no owner: any that read none's), else
+        one that has read nothing yet."""
+        for sandbox in self._idle:
+            if sandbox.owner == owner:
+                self._idle.remove(sandbox)
+                return sandbox
+        for sandbox in self._idle:
+            if sandbox.served == 0:
+                self._idle.remove(sandbox)
+                return sandbox
+        return None
 
     def _retire(self, sandbox: Sandbox) -> None:
         sandbox.stop()
@@ -82,11 +109,18 @@ class Pool:
             self._keep(self._start())
 
     def _keep(self, sandbox: Sandbox) -> None:
+        """Back among the idle ones; when they are full, the one idle longest makes room
+        (so the children kept follow the owners reading lately)."""
+        evicted = None
         with self._lock:
-            if len(self._idle) < self.size:
+            if self.size == 0:
+                evicted = sandbox
+            else:
+                if len(self._idle) >= self.size:
+                    evicted = self._idle.popleft()
                 self._idle.append(sandbox)
-                return
-        sandbox.stop()
+        if evicted is not None:
+            evicted.stop()
 
     def _start(self) -> Sandbox:
         return Sandbox(memory_mb=self.memory_mb, extractor=self.extractor)

@@ -21,10 +21,13 @@ import logging
 import math
 import os
 import select
+import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -33,9 +36,12 @@ from typing import BinaryIO, cast
 
 import psutil
 
+from search.pipeline import landlock
 from search.pipeline.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
 from search.pipeline.endings import Ending, Payload, failure, memory_detail, pages_or_error
 from search.pipeline.errors import PermanentError, TooComplex, TransientError
+
+log = logging.getLogger(__name__)
 
 CHILD_MODULE = "search.pipeline.sandbox"
 # The directory that holds the `search` package, for the child's imports.
@@ -58,6 +64,16 @@ CPU_CHECK_SECONDS = 0.1
 FRAME = struct.Struct(">Q")  # each answer's length in bytes, then the JSON
 # How much of the child's stderr is kept to explain a crash.
 STDERR_TAIL_BYTES = 4096
+# What the child may still read once its walls are up: the project's own packages it may
+# import late (never the project root itself, which holds the data directory), and the
+# system's shared libraries.
+CODE_PACKAGES = ("search", "config")
+SHARED_LIBRARIES = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib")
+LOST_WITHOUT_LANDLOCK = (
+    "this kernel has no Landlock: the PDF reader can open any file its user can read "
+    "(the data directory, other tenants' stored files); sockets, signals, ptrace and new "
+    "processes are still refused"
+)
 
 
 class _DeadlinePassed(Exception):
@@ -83,22 +99,33 @@ class Sandbox:
         make_undumpable()
         self.memory_mb = memory_mb
         self.served = 0
+        self.owner: int | None = None  # whose documents it has read: it reads no one else's
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
+        # The child's one writable directory, and the socket that hands it each document
+        # as an open file: it can open no file outside what its walls allow.
+        self._scratch = tempfile.mkdtemp(prefix="ingest-reader-")
+        self._channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-P", "-m", CHILD_MODULE, str(memory_mb)],
+                [sys.executable, "-P", "-m", CHILD_MODULE, str(memory_mb), str(theirs.fileno())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 # A file, not a pipe: however much the child writes, we keep only the tail.
                 stderr=self._stderr,
-                env=_child_environment(extractor),
+                env=_child_environment(extractor, self._scratch),
+                pass_fds=[theirs.fileno()],
                 # Its own process group, so the kill reaches everything it could have started.
                 start_new_session=True,
             )
         except BaseException:
             self._stderr.close()
+            self._channel.close()
+            shutil.rmtree(self._scratch, ignore_errors=True)
             raise
+        finally:
+            theirs.close()
         self._cpu: float | None = None  # the child's CPU seconds at its last answer
+        self.walls: dict | None = None  # what the child said it could put up, once ready
 
     @property
     def pid(self) -> int:
@@ -119,7 +146,9 @@ class Sandbox:
         """
         try:
             self._wait_until_ready()
-            self._send(path=str(path), max_pages=max_pages, timeout=timeout)
+            with open(path, "rb") as document:  # handed over open: the child cannot open it
+                socket.send_fds(self._channel, [b"d"], [document.fileno()])
+            self._send(max_pages=max_pages, timeout=timeout)
             deadline = time.monotonic() + WALL_CLOCK_FACTOR * timeout
             payload = self._receive(deadline, cpu_limit=(self._cpu or 0.0) + timeout)
             self.served += 1
@@ -139,7 +168,10 @@ class Sandbox:
         if self._cpu is not None:
             return
         try:
-            self._cpu = self._receive(time.monotonic() + STARTUP_SECONDS).get("cpu", 0.0)
+            ready = self._receive(time.monotonic() + STARTUP_SECONDS)
+            self._cpu = ready.get("cpu", 0.0)
+            self.walls = ready.get("walls") or {}
+            _say_what_is_lost(self.walls)
         except _DeadlinePassed:
             self.stop()
             raise TransientError(
@@ -153,10 +185,11 @@ class Sandbox:
         cpu = 0.0
         if self._process.returncode is None:
             cpu = self._reap(grace=0)
-        for pipe in (self._process.stdin, self._process.stdout, self._stderr):
+        for pipe in (self._process.stdin, self._process.stdout, self._stderr, self._channel):
             with contextlib.suppress(OSError):  # a request the dead child never read
                 if pipe is not None:
                     pipe.close()
+        shutil.rmtree(self._scratch, ignore_errors=True)
         return cpu
 
     def _send(self, **request: object) -> None:
@@ -246,9 +279,26 @@ def _exited(pid: int) -> bool:
     return True
 
 
-def _child_environment(extractor: str) -> dict[str, str]:
-    # The child parses untrusted bytes: it gets the import path and no credentials.
-    return {"PYTHONPATH": PROJECT_ROOT, "PATH": os.defpath, EXTRACTOR_ENV: extractor}
+_warned: set[str] = set()
+
+
+def _say_what_is_lost(walls: dict) -> None:
+    """Once per process: a plain warning when the kernel let the child put up fewer walls."""
+    lost = walls.get("lost")
+    if lost and lost not in _warned:
+        _warned.add(lost)
+        log.warning("extractor sandbox: %s", lost)
+
+
+def _child_environment(extractor: str, scratch: str) -> dict[str, str]:
+    # The child parses untrusted bytes: it gets the import path, its scratch directory and
+    # no credentials.
+    return {
+        "PYTHONPATH": PROJECT_ROOT,
+        "PATH": os.defpath,
+        "TMPDIR": scratch,
+        EXTRACTOR_ENV: extractor,
+    }
 
 
 def _tail(stderr: BinaryIO) -> str:
@@ -287,7 +337,7 @@ def main(argv: list[str]) -> int:
     for any input, good or bad. Dying instead (a traceback, a signal) means the reader
     itself broke. Exits 0 when stdin closes.
     """
-    memory_mb = int(argv[1])
+    memory_mb, channel = int(argv[1]), socket.socket(fileno=int(argv[2]))
     answers = _take_stdout()
     confine_child(memory_mb=memory_mb, cpu_seconds=STARTUP_SECONDS)
     # Imported under the limits: no PDF library is ever loaded in a process without them.
@@ -295,17 +345,34 @@ def main(argv: list[str]) -> int:
 
     # Collected by the reader as evidence of damage, not printed.
     logging.getLogger("pdfminer").propagate = False
-    _write(answers, {"ready": True}, memory_mb=memory_mb)
+    walls = put_up_walls()  # before the first untrusted byte
+    _write(answers, {"ready": True, "walls": walls}, memory_mb=memory_mb)
     for line in sys.stdin.buffer:
         request = json.loads(line)
         timeout = float(request["timeout"])
+        _, fds, _, _ = socket.recv_fds(channel, 1, 1)
         # Deadlines of its own, for when the worker is gone: SIGXCPU, or SIGALRM.
         limit_cpu(timeout + CPU_GRACE_SECONDS)
         signal.setitimer(signal.ITIMER_REAL, WALL_CLOCK_FACTOR * timeout + CPU_GRACE_SECONDS)
-        payload = _read(read_pdf, request["path"], request["max_pages"], memory_mb=memory_mb)
+        payload = _read(read_pdf, fds[0], request["max_pages"], memory_mb=memory_mb)
         signal.setitimer(signal.ITIMER_REAL, 0)
         _write(answers, payload, memory_mb=memory_mb)
     return 0
+
+
+def put_up_walls() -> dict:
+    """The child's walls on what it can see, once its imports are read (sandbox.main; the
+    tests' probe calls it too): Landlock lets it open only the Python and project code it
+    may still import (read-only) and its scratch directory (TMPDIR), never the data
+    directory, the storage root or another process's /proc; confine.confine_child has
+    already refused it sockets, signals, ptrace and new processes. Says what held."""
+    readable = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    readable |= {os.path.join(PROJECT_ROOT, package) for package in CODE_PACKAGES}
+    readable |= set(SHARED_LIBRARIES)
+    version = landlock.restrict(sorted(readable), [os.environ.get("TMPDIR", "")])
+    if version == 0:
+        return {"landlock": 0, "lost": LOST_WITHOUT_LANDLOCK}
+    return {"landlock": version}
 
 
 def _take_stdout() -> int:
@@ -319,10 +386,10 @@ def _take_stdout() -> int:
 
 
 def _read(
-    read_pdf: Callable[..., list[str]], path: str, max_pages: int, *, memory_mb: int
+    read_pdf: Callable[..., list[str]], document: int, max_pages: int, *, memory_mb: int
 ) -> Payload:
     try:
-        with open(path, "rb") as fp:
+        with os.fdopen(document, "rb") as fp:
             return {"pages": read_pdf(fp, max_pages=max_pages)}
     except PermanentError as exc:
         return {"error": {"code": exc.code, "detail": exc.detail}}

@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     root = Path(tempfile.mkdtemp(prefix="ingest-bench-"))
-    services = Services(root=root)
+    services = Services(root=root, postgres=None, redis=None)  # stopped: nothing to stop yet
     started = time.monotonic()
     load_before = _load()
     if os.getloadavg()[0] > 0.5:

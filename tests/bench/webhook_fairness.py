@@ -16,6 +16,7 @@ INGEST_WEBHOOK_MAX_CONCURRENT_PER_USER, 2), and B's own webhook's arrival time. 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import tempfile
@@ -45,20 +46,26 @@ class Receivers:
     def __init__(self) -> None:
         self.closing = threading.Event()
         self.lock = threading.Lock()
-        self.seen: list[tuple[str, float, float]] = []  # (path, arrived, ended)
+        # [path, arrived, ended]: ended is None while the request is under way.
+        self.seen: list[list] = []
         receivers = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                arrived = time.monotonic()
+                entry = [self.path, time.monotonic(), None]
+                with receivers.lock:
+                    receivers.seen.append(entry)
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 if self.path.startswith("/hang/"):
-                    receivers.closing.wait(120)  # the sender gives up first, after 10 s
+                    # Until the sender gives up (its 10 s budget) and hangs up.
+                    self.connection.settimeout(120)
+                    with contextlib.suppress(OSError):
+                        while self.connection.recv(1) and not receivers.closing.is_set():
+                            pass
                 else:
                     self.send_response(204)
                     self.end_headers()
-                with receivers.lock:
-                    receivers.seen.append((self.path, arrived, time.monotonic()))
+                entry[2] = time.monotonic()
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -71,8 +78,11 @@ class Receivers:
         return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
 
     def arrivals(self, prefix: str) -> list[tuple[float, float]]:
+        """(arrived, ended) of each request to paths under `prefix`; one still under way
+        ends now."""
+        now = time.monotonic()
         with self.lock:
-            return [(a, e) for path, a, e in self.seen if path.startswith(prefix)]
+            return [(a, e or now) for path, a, e in self.seen if path.startswith(prefix)]
 
     def most_at_once(self, prefix: str) -> int:
         spans = self.arrivals(prefix)

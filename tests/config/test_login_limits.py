@@ -122,3 +122,19 @@ def test_weak_passwords_are_refused(password):
 
 def test_a_reasonable_password_passes(db):
     password_validation.validate_password("correct horse battery", User(username="alice"))
+
+
+@pytest.mark.parametrize("path", ["/accounts/password_reset/", "/accounts/password_reset/done/"])
+def test_password_reset_is_off_while_no_mail_server_is_set(path, settings):
+    settings.INGEST_EMAIL_HOST = ""
+
+    response = Client().post(path, {"email": "alice@example.com"})
+
+    assert response.status_code == 404
+
+
+def test_password_reset_is_served_once_a_mail_server_is_set(settings):
+    settings.INGEST_EMAIL_HOST = "mail.example.com"
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+    assert Client().get("/accounts/password_reset/").status_code == 200

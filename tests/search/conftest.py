@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from search.embedding.ratelimit import shared_limiter
+from search.embedding.ratelimit import search_limiter, shared_limiter
 from search.pipeline import sandbox
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -29,8 +29,10 @@ def openai_server(settings) -> Iterator[FakeOpenAI]:
         settings.INGEST_EMBED_TPM = 100_000_000
         settings.INGEST_EMBED_MAX_WAIT_SECONDS = 5.0
         shared_limiter().clear()
+        search_limiter(0).clear()
         yield server
         shared_limiter().clear()
+        search_limiter(0).clear()
 
 
 @pytest.fixture

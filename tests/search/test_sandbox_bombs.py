@@ -2,8 +2,10 @@
 
 import errno
 import json
+import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import zlib
 from pathlib import Path
@@ -88,28 +90,34 @@ def test_text_that_makes_the_reader_allocate_without_bound_is_too_complex(tmp_pa
 def test_the_answer_survives_a_memory_error_and_the_child_reads_on(tmp_path):
     bomb = write(tmp_path, pdf_with_content(deflate_bomb(gib=4), filters=b"/FlateDecode"), "b.pdf")
     sound = write(tmp_path, make_pdf(pages=2, words_per_page=10), "sound.pdf")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     child = subprocess.Popen(
-        [sys.executable, "-P", "-m", sandbox.CHILD_MODULE, "256"],
+        [sys.executable, "-P", "-m", sandbox.CHILD_MODULE, "256", str(theirs.fileno())],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env=sandbox._child_environment("pdfminer"),
+        env=sandbox._child_environment("pdfminer", str(tmp_path)),
+        pass_fds=[theirs.fileno()],
     )
-    with child:
+    theirs.close()
+    with child, ours:
         assert receive(child)["ready"] is True
 
-        ask(child, bomb)
+        ask(child, ours, bomb)
         assert receive(child)["error"]["code"] == "too_complex"  # from the child itself
-        ask(child, sound)
+        ask(child, ours, sound)
         assert len(receive(child)["pages"]) == 2
 
         cast(IO[bytes], child.stdin).close()
         assert child.wait(timeout=10) == 0
 
 
-def ask(child: subprocess.Popen[bytes], path: Path) -> None:
+def ask(child: subprocess.Popen[bytes], channel: socket.socket, path: Path) -> None:
+    """The parent's half of one request: the document as an open file, then the line."""
+    with open(path, "rb") as document:
+        socket.send_fds(channel, [b"d"], [document.fileno()])
     stdin = cast(IO[bytes], child.stdin)
-    stdin.write(b'{"path": "%s", "max_pages": 10, "timeout": 60}\n' % str(path).encode())
+    stdin.write(b'{"max_pages": 10, "timeout": 60}\n')
     stdin.flush()
 
 
@@ -152,7 +160,7 @@ def run_confined(code: str) -> subprocess.CompletedProcess[str]:
     """`code` in a process confined as the reader confines itself, before any import."""
     return subprocess.run(
         [sys.executable, "-P", "-c", CONFINED + textwrap.dedent(code)],
-        env=sandbox._child_environment("pdfminer"),
+        env=sandbox._child_environment("pdfminer", tempfile.gettempdir()),
         capture_output=True,
         text=True,
         timeout=60,

@@ -4,9 +4,11 @@ query-embedding cache (against the fake OpenAI server)."""
 import uuid
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from config.accounts import tokens
+from search.embedding.ratelimit import shared_limiter
 from search.query_vector import cache_key
 from tests.search.chunks import ready_document
 
@@ -197,9 +199,64 @@ def test_a_query_embedding_is_cached_so_the_same_query_asks_the_provider_once(
     assert openai_server.calls == 2
 
 
-def test_the_cache_key_names_the_provider_model_and_dimensions(openai_server, settings):
-    key = cache_key("hello")
+def test_the_cache_key_names_the_owner_provider_model_and_dimensions(openai_server, settings):
+    key = cache_key("hello", owner_id=7)
 
-    assert "openai:text-embedding-3-small:384:" in key
+    assert ":7:openai:text-embedding-3-small:384:" in key
+    assert cache_key("hello", owner_id=8) != key
     settings.INGEST_EMBED_MODEL = "text-embedding-3-large"
-    assert cache_key("hello") != key
+    assert cache_key("hello", owner_id=7) != key
+
+
+def test_one_owners_search_does_not_warm_anothers(
+    alice_client, bob_client, alices_report, openai_server, fast_search
+):
+    """A cache shared between owners would answer bob's search faster after alice's,
+    telling him what she searched for."""
+    alice_client.get(URL, {"q": "revenue growth"})
+    bob_client.get(URL, {"q": "revenue growth"})
+
+    assert openai_server.calls == 2
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def test_searches_past_the_users_limit_are_refused_with_retry_after(
+    alice_client, bob_client, alices_report, settings
+):
+    settings.INGEST_SEARCH_THROTTLE_RATE = "3/min"
+
+    answers = [alice_client.get(URL, {"q": "revenue"}) for _ in range(4)]
+
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert answers[3].json()["code"] == "throttled"
+    assert 1 <= int(answers[3]["Retry-After"]) <= 60
+    assert bob_client.get(URL, {"q": "revenue"}).status_code == 200  # his own count
+
+
+def test_the_page_search_counts_against_the_same_limit(alice, alices_report, settings):
+    settings.INGEST_SEARCH_THROTTLE_RATE = "2/min"
+    browser = Client()
+    browser.force_login(alice)
+
+    answers = [browser.get("/search/", {"q": "revenue"}) for _ in range(3)]
+
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert "try again in" in answers[2].content.decode()
+
+
+def test_searches_take_no_more_than_their_share_of_the_embedding_limit(
+    alice_client, alices_report, openai_server, fast_search, settings
+):
+    """120 calls a minute shared, a quarter of them for searches: one search's call, then
+    the searches' bucket is empty for 2 s while the workers' budget is untouched."""
+    settings.INGEST_EMBED_RPM = 120
+    settings.INGEST_SEARCH_EMBED_SHARE = 0.25
+    settings.INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS = 0.1
+
+    bodies = [alice_client.get(URL, {"q": f"revenue {n}"}).json() for n in range(3)]
+
+    assert [b["degraded"] for b in bodies] == [False, True, True]
+    assert openai_server.calls == 1
+    assert shared_limiter(0).acquire(1) == 0  # a worker still gets its slot at once

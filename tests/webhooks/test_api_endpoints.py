@@ -15,6 +15,7 @@ from jobs.webhooks.models import (
     Event,
     EventType,
     SigningSecret,
+    signing_secrets,
 )
 from tests.factories import make_document
 
@@ -230,48 +231,65 @@ def test_deleting_an_endpoint_disables_what_it_had_pending_and_keeps_its_history
 # --------------------------------------------------------------------------- signing secret
 
 
-def test_the_signing_secret_is_made_on_first_use_and_then_stays(alice_client):
-    first = alice_client.get(f"{WEBHOOKS}signing-secret/")
-    again = alice_client.get(f"{WEBHOOKS}signing-secret/")
+def test_a_read_never_makes_a_signing_secret(alice_client, alice):
+    response = alice_client.get(f"{WEBHOOKS}signing-secret/")
 
-    assert first.status_code == again.status_code == 200
-    assert set(first.json()) == {"secret"}
-    assert first.json()["secret"].startswith("whsec_")
-    assert again.json() == first.json()
+    assert response.status_code == 404
+    assert response.json()["code"] == "no_signing_secret"
+    assert not SigningSecret.objects.filter(owner=alice).exists()
 
 
 def test_a_secret_that_a_delivery_made_first_is_the_one_the_api_shows(alice_client, alice):
     # The deliverer signs an upload's own URL through the same accessor, on first use.
     made_by_delivery = endpoints.signing_secret(owner_id=alice.pk)
 
-    shown = alice_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"]
+    shown = alice_client.get(f"{WEBHOOKS}signing-secret/").json()
 
-    assert shown == made_by_delivery.secret
+    assert shown == {"secret": made_by_delivery.secret, "previous_valid_until": None}
     assert SigningSecret.objects.filter(owner=alice).count() == 1
 
 
-def test_posting_to_the_signing_secret_rotates_it(alice_client, alice):
-    before = alice_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"]
+def test_rotating_keeps_the_old_secret_signing_for_the_grace_window(alice_client, alice):
+    before = alice_client.post(f"{WEBHOOKS}signing-secret/").json()  # makes the first
+    assert before["previous_valid_until"] is None
 
     rotated = alice_client.post(f"{WEBHOOKS}signing-secret/")
 
     assert rotated.status_code == 200
-    after = rotated.json()["secret"]
-    assert after.startswith("whsec_")
-    assert after != before
-    assert alice_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"] == after
-    assert SigningSecret.objects.get(owner=alice).secret == after
+    after = rotated.json()
+    assert after["secret"].startswith("whsec_")
+    assert after["secret"] != before["secret"]
+    assert after["previous_valid_until"] is not None
+    stored = SigningSecret.objects.get(owner=alice)
+    assert signing_secrets(stored) == (after["secret"], before["secret"])
+    assert alice_client.get(f"{WEBHOOKS}signing-secret/").json() == after
 
 
-def test_rotating_before_any_read_makes_the_secret(alice_client):
-    rotated = alice_client.post(f"{WEBHOOKS}signing-secret/").json()["secret"]
+def test_past_the_grace_window_only_the_new_secret_signs(alice, settings):
+    settings.INGEST_WEBHOOK_SECRET_GRACE_SECONDS = 0
+    endpoints.rotate_signing_secret(owner_id=alice.pk)
 
-    assert alice_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"] == rotated
+    rotated = endpoints.rotate_signing_secret(owner_id=alice.pk)
+
+    assert signing_secrets(rotated) == (rotated.secret,)
+
+
+def test_an_endpoints_secret_can_be_rotated_by_its_owner_only(alice_client, bob_client):
+    created = register(alice_client)
+    path = f"{WEBHOOKS}{created['id']}/rotate-secret/"
+
+    assert bob_client.post(path).status_code == 404
+    rotated = alice_client.post(path)
+
+    assert rotated.status_code == 200
+    endpoint = Endpoint.objects.get(id=created["id"])
+    assert endpoint.secret == rotated.json()["secret"] != created["secret"]
+    assert signing_secrets(endpoint) == (endpoint.secret, created["secret"])
 
 
 def test_each_owner_has_a_signing_secret_of_their_own(alice_client, bob_client):
-    alices = alice_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"]
-    bobs = bob_client.get(f"{WEBHOOKS}signing-secret/").json()["secret"]
+    alices = alice_client.post(f"{WEBHOOKS}signing-secret/").json()["secret"]
+    bobs = bob_client.post(f"{WEBHOOKS}signing-secret/").json()["secret"]
     bob_client.post(f"{WEBHOOKS}signing-secret/")
 
     assert alices != bobs

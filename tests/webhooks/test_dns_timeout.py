@@ -57,7 +57,7 @@ def test_an_attempt_spends_its_budget_on_dns_too(alice, silent_dns, settings):
     limits = client.Limits(connect=0.5, total=1.5)
 
     started = time.monotonic()
-    answer = _attempt(Claim(delivery, 1, "whsec_x"), limits)
+    answer = _attempt(Claim(delivery, 1, ("whsec_x",)), limits)
 
     assert time.monotonic() - started <= limits.total + SLACK
     assert answer.status_code is None

@@ -91,3 +91,14 @@ def test_the_body_is_the_same_bytes_whatever_order_the_payload_came_back_in():
     assert signing.body(payload) == (
         b'{"data":{"chunks":5,"pages":2},"id":"msg_1","type":"document.succeeded"}'
     )
+
+
+def test_during_a_rotation_both_secrets_verify_the_same_request():
+    old, new = new_secret(), new_secret()
+    headers = signing.headers((new, old), "msg_1", b"{}")
+
+    assert len(headers["webhook-signature"].split()) == 2
+    signing.verify(new, headers, b"{}")
+    signing.verify(old, headers, b"{}")
+    with pytest.raises(signing.InvalidSignature):
+        signing.verify(new_secret(), headers, b"{}")

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     _raise_fd_limit(max(args.steps))
     root = Path(tempfile.mkdtemp(prefix="ingest-ws-bench-"))
-    services = Services(root=root)
+    services = Services(root=root, postgres=None, redis=None)  # stopped: nothing to stop yet
     daphne: Daphne | None = None
     bench: Bench | None = None
     started = time.monotonic()
