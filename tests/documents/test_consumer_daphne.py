@@ -48,7 +48,7 @@ def ws_port(tmp_path: Path) -> Iterator[int]:
         ["bash", "-c", f"exec {procfile_line('ws')}"],
         env,
         tmp_path,
-        lambda _: answers(f"http://127.0.0.1:{port}/healthz"),
+        lambda _: answers(f"http://127.0.0.1:{port}/ws/status/", status=426),  # socket only
     ).start()
     try:
         yield port
