@@ -86,3 +86,11 @@ def make_document(owner, **fields):
     document.current_job = job
     document.save(update_fields=["current_job"])
     return document
+
+
+def stored_files() -> list[Path]:
+    """Every file under MEDIA_ROOT (each test has its own: tests/conftest.py)."""
+    from django.conf import settings
+
+    root = Path(settings.MEDIA_ROOT)
+    return [path for path in root.rglob("*") if path.is_file()] if root.exists() else []

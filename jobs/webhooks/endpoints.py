@@ -4,7 +4,7 @@ so a URL is checked and a deleted endpoint's pending deliveries end the same way
 either."""
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -146,8 +146,13 @@ def existing_signing_secret(*, owner_id: int) -> SigningSecret | None:
     return SigningSecret.objects.filter(owner_id=owner_id).first()
 
 
-def _grace_until() -> datetime:
-    return timezone.now() + timedelta(seconds=settings.INGEST_WEBHOOK_SECRET_GRACE_SECONDS)
+def _replace_secret(holder: SigningSecret | Endpoint) -> None:
+    """A new secret; the old one keeps signing beside it for the grace window."""
+    holder.previous_secret = holder.secret
+    holder.previous_valid_until = timezone.now() + timedelta(
+        seconds=settings.INGEST_WEBHOOK_SECRET_GRACE_SECONDS
+    )
+    holder.secret = new_secret()
 
 
 def rotate_signing_secret(*, owner_id: int) -> SigningSecret:
@@ -160,8 +165,8 @@ def rotate_signing_secret(*, owner_id: int) -> SigningSecret:
         )
         if created:
             return current
-        current.previous_secret, current.previous_valid_until = current.secret, _grace_until()
-        current.secret, current.rotated_at = new_secret(), timezone.now()
+        _replace_secret(current)
+        current.rotated_at = timezone.now()
         current.save(
             update_fields=["secret", "rotated_at", "previous_secret", "previous_valid_until"]
         )
@@ -172,7 +177,6 @@ def rotate_endpoint_secret(endpoint: Endpoint) -> Endpoint:
     """The endpoint's new secret, with its old one signing beside it for the grace window."""
     with transaction.atomic():
         locked = Endpoint.objects.select_for_update().get(pk=endpoint.pk)
-        locked.previous_secret, locked.previous_valid_until = locked.secret, _grace_until()
-        locked.secret = new_secret()
+        _replace_secret(locked)
         locked.save(update_fields=["secret", "previous_secret", "previous_valid_until"])
     return locked

@@ -35,6 +35,10 @@ def in_flight(owner_id: int, now: datetime) -> int:
     return Delivery.objects.in_flight(now).filter(owner_id=owner_id).count()
 
 
+def _free_slots(owner_id: int, now: datetime) -> int:
+    return max(0, limit() - in_flight(owner_id, now))
+
+
 def has_slot(owner_id: int, now: datetime) -> bool:
     """Whether one more of the owner's attempts may start; holds the owner's lock for
     the rest of the transaction, so that two claims at once count one after the other."""
@@ -47,16 +51,15 @@ def sendable(owner_id: int, delivery_ids: Sequence[int]) -> list[int]:
     ids = list(delivery_ids)
     if not ids:
         return []
-    free = limit() - in_flight(owner_id, timezone.now())
-    return ids[: max(0, free)]
+    return ids[: _free_slots(owner_id, timezone.now())]
 
 
 def send_next(owner_id: int) -> list[int]:
     """After one of the owner's attempts ended: send the owner's oldest due deliveries,
     as many as there are free slots, after commit; returns their ids."""
     now = timezone.now()
-    free = limit() - in_flight(owner_id, now)
-    if free <= 0:
+    free = _free_slots(owner_id, now)
+    if not free:
         return []
     ids = list(
         Delivery.objects.due(now)

@@ -2,22 +2,14 @@
 client can send one: a query string (the API's search, the pages) or an upload's
 `webhook_url`. Nothing is stored, and no view meets it."""
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 from django.test import Client
 
 from documents.models import Document
 from tests.conftest import pdf_upload
-from tests.factories import make_pdf
+from tests.factories import make_pdf, stored_files
 
 pytestmark = pytest.mark.django_db
-
-
-def stored_files() -> list[Path]:
-    root = Path(settings.MEDIA_ROOT)
-    return [path for path in root.rglob("*") if path.is_file()] if root.exists() else []
 
 
 @pytest.mark.parametrize("path", ["/api/search/?q=a%00b", "/api/documents/?status=%00"])

@@ -1,23 +1,15 @@
 """An upload's own `webhook_url`: checked before anything is stored, kept on its job."""
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from documents.models import Document
 from jobs.models import Job
 from tests.conftest import pdf_upload
-from tests.factories import make_pdf
+from tests.factories import make_pdf, stored_files
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PUBLIC = "https://93.184.215.14/hook"  # a public literal address: checked, never called
-
-
-def stored_files() -> list[Path]:
-    root = Path(settings.MEDIA_ROOT)
-    return [path for path in root.rglob("*") if path.is_file()] if root.exists() else []
 
 
 def upload(client, *fields: tuple[str, object], path: str = "/api/documents/", **headers):
