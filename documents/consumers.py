@@ -123,13 +123,21 @@ class StatusConsumer(AsyncWebsocketConsumer):
 
 # A user's tabs in this process all get the same push at once: the first one reads and
 # renders the row and the others reuse its answer, for a moment, instead of each running
-# the same query. A later push (another status or progress) renders afresh.
+# the same query. A later push (another status, stage, page or chunk count) renders afresh.
 REUSE_SECONDS = 1.0
 _renders: dict[tuple, tuple[float, asyncio.Future[str]]] = {}
 
 
 async def _rendered(user_id: int, event: JobChanged) -> str:
-    key = (user_id, event["document_id"], event["status"], event["done"], event["total"])
+    key = (
+        user_id,
+        event["document_id"],
+        event["status"],
+        event.get("stage", ""),
+        event.get("pages_done", 0),
+        event["done"],
+        event["total"],
+    )
     now = time.monotonic()
     cached = _renders.get(key)
     if cached is not None and now - cached[0] < REUSE_SECONDS:

@@ -12,12 +12,16 @@ from datetime import timedelta
 from django.db.models import QuerySet
 
 from config import humanize
-from documents import admission, services
+from documents import services
 from documents.models import Document
 from jobs import failures
-from jobs.models import Job, JobStatus
+from jobs.models import Job, JobStatus, Stage
+from jobs.ops import estimate
+from jobs.progress import Progress, progress_of
 
 ROW_FIELDS = ("current_job",)
+# Below this, a start is "in a moment": a free thread is taking it.
+MOMENT_SECONDS = 5
 
 
 @dataclass(frozen=True)
@@ -25,17 +29,42 @@ class Row:
     document: Document
     job: Job | None
     queue_position: int | None = None  # jobs ahead of this one in its lane
-    starts_in: str | None = None  # "about 2 minutes", from the measured drain rate
+    starts_in: str | None = None  # "40 s", from the queue ahead and the free threads
 
     @property
     def status(self) -> str:
         return self.job.status if self.job else JobStatus.QUEUED
 
     @property
+    def progress(self) -> Progress | None:
+        return progress_of(self.job) if self.job else None
+
+    @property
     def percent(self) -> int:
-        if self.job is None or not self.job.progress_total:
+        """How far the current stage is: pages read while extracting, chunks embedded
+        while embedding."""
+        progress = self.progress
+        if progress is None or progress.stage in (Stage.QUEUED, Stage.DONE):
             return 100 if self.status == JobStatus.SUCCEEDED else 0
-        return min(100, round(100 * self.job.progress_done / self.job.progress_total))
+        done, total = (
+            (progress.pages_done, progress.pages_total)
+            if progress.stage == Stage.EXTRACTING
+            else (progress.done, progress.total)
+        )
+        return min(100, round(100 * done / total)) if total else 0
+
+    @property
+    def progress_label(self) -> str:
+        """What the running job is doing, with its unit: "Reading pages 12 / 117", then
+        "Embedding chunks 40 / 380"."""
+        progress = self.progress
+        if progress is None or progress.stage == Stage.EXTRACTING:
+            if progress is None or not progress.pages_total:
+                return "Opening the file"
+            return f"Reading pages {progress.pages_done} / {progress.pages_total}"
+        if progress.stage == Stage.EMBEDDING:
+            return f"Embedding chunks {progress.done} / {progress.total}"
+        return ""
 
     @property
     def ready_in(self) -> str | None:
@@ -62,18 +91,20 @@ def owned_documents(user_id: int) -> QuerySet[Document]:
 
 
 def rows_for(documents: list[Document]) -> list[Row]:
-    """Rows for documents fetched with `owned_documents`; queued ones get their place."""
-    drain_rate = None
+    """Rows for documents fetched with `owned_documents`; queued ones get their place and,
+    where there is a basis for one, when they may start (jobs.ops.estimate)."""
+    lanes: dict[str, estimate.LaneThreads] = {}
     rows = []
     for document in documents:
         job = document.current_job
         if job is None or job.status != JobStatus.QUEUED:
             rows.append(Row(document, job))
             continue
-        if drain_rate is None:
-            drain_rate = admission.backlog().drain_rate
-        ahead = _jobs_ahead(job)
-        rows.append(Row(document, job, ahead, _starts_in(ahead, drain_rate)))
+        if job.lane not in lanes:
+            lanes[job.lane] = estimate.lane_threads(job.lane)
+        ahead = estimate.jobs_ahead(job)
+        seconds = estimate.seconds_to_start(job, ahead=ahead, lane=lanes[job.lane])
+        rows.append(Row(document, job, ahead, _starts_in(seconds)))
     return rows
 
 
@@ -81,17 +112,12 @@ def row_for(document: Document) -> Row:
     return rows_for([document])[0]
 
 
-def _jobs_ahead(job: Job) -> int:
-    """Queued jobs in the same lane that were queued earlier (a small partial index)."""
-    return Job.objects.filter(
-        status=JobStatus.QUEUED, lane=job.lane, queued_at__lt=job.queued_at
-    ).count()
-
-
-def _starts_in(ahead: int, drain_rate: float) -> str | None:
-    if drain_rate <= 0:
-        return None  # nothing finished lately: no honest estimate
-    return duration(timedelta(seconds=(ahead + 1) / drain_rate))
+def _starts_in(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None  # no live worker, or nothing measured: no honest estimate
+    if seconds < MOMENT_SECONDS:
+        return "a moment"
+    return duration(timedelta(seconds=seconds))
 
 
 def duration(delta: timedelta) -> str:

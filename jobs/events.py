@@ -49,10 +49,24 @@ def changed(
     done: int = 0,
     total: int = 0,
     progress: bool = False,
+    stage: str = "",
+    pages_done: int = 0,
+    pages_total: int = 0,
 ) -> None:
     """The job is now `status`; `ended` is the outcome of the attempt this change ended,
-    if it ended one. For a failure, `job.error_code` and `error_detail` say why."""
-    notify.job_changed(job, status=status, done=done, total=total, progress=progress)
+    if it ended one. For a failure, `job.error_code` and `error_detail` say why. With
+    `progress`, nothing but the running attempt's counts changed: `stage`, the pages read
+    and the chunks embedded (jobs.progress); only the owner's pages hear of that."""
+    notify.job_changed(
+        job,
+        status=status,
+        done=done,
+        total=total,
+        progress=progress,
+        stage=stage,
+        pages_done=pages_done,
+        pages_total=pages_total,
+    )
     if progress:
         return
     outbox.record(job, status=status, chunks=total)  # in this transaction: webhooks

@@ -20,6 +20,18 @@ class JobStatus(models.TextChoices):
     CANCELLED = "cancelled"
 
 
+class Stage(models.TextChoices):
+    """Where a job is in its processing, as its owner sees it (the API's `progress.stage`):
+    waiting for a worker, reading the file's pages, embedding its chunks, or over (its
+    status says how it ended). Only the two stages of a running attempt are stored
+    (`Job.stage`); jobs.progress derives the others from the status."""
+
+    QUEUED = "queued"
+    EXTRACTING = "extracting"
+    EMBEDDING = "embedding"
+    DONE = "done"
+
+
 class Lane(models.TextChoices):
     """Small documents get their own queue so they never wait behind an 80-page scan."""
 
@@ -141,6 +153,17 @@ class Job(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
+    # What the running attempt is doing, and the pages it has read (jobs.progress).
+    stage = models.CharField(max_length=16, blank=True, default="", db_default="")
+    pages_done = models.PositiveIntegerField(default=0, db_default=0)
+    pages_total = models.PositiveIntegerField(default=0, db_default=0)
+    filename = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The file's name as uploaded for this version (downloads are named so).",
+    )
     error_code = models.CharField(max_length=64, blank=True)
     error_detail = models.TextField(blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="Who holds the attempt.")

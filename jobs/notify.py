@@ -11,7 +11,7 @@ from typing import TypedDict
 from asgiref.sync import async_to_sync
 from django.db import transaction
 
-from jobs.models import Job
+from jobs.models import Job, JobStatus, Stage
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +27,11 @@ class JobChanged(TypedDict):
     job_id: str
     document_id: str
     status: str
-    done: int
-    total: int
+    done: int  # chunks embedded
+    total: int  # chunks in all (0 until the text is split)
+    stage: str  # jobs.models.Stage: queued, extracting, embedding, done
+    pages_done: int  # pages read
+    pages_total: int  # pages in the file (0 until counted)
 
 
 def user_group(user_id: int) -> str:
@@ -36,9 +39,18 @@ def user_group(user_id: int) -> str:
 
 
 def job_changed(
-    job: Job, *, status: str, done: int = 0, total: int = 0, progress: bool = False
+    job: Job,
+    *,
+    status: str,
+    done: int = 0,
+    total: int = 0,
+    progress: bool = False,
+    stage: str = "",
+    pages_done: int = 0,
+    pages_total: int = 0,
 ) -> None:
-    """Queue a push to the owner's group for after the current transaction commits."""
+    """Queue a push to the owner's group for after the current transaction commits.
+    Without a `stage`, the one a job starts in its `status` (a claim starts extracting)."""
     key = str(job.id)
     if progress:
         now = time.monotonic()
@@ -54,9 +66,18 @@ def job_changed(
         status=status,
         done=done,
         total=total,
+        stage=stage or _STARTS_IN.get(status, Stage.DONE),
+        pages_done=pages_done,
+        pages_total=pages_total,
     )
     group = user_group(job.owner_id)
     transaction.on_commit(lambda: _push(group, payload))
+
+
+_STARTS_IN: dict[str, str] = {
+    JobStatus.QUEUED: Stage.QUEUED,
+    JobStatus.PROCESSING: Stage.EXTRACTING,
+}
 
 
 def _push(group: str, payload: JobChanged) -> None:

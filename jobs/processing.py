@@ -146,7 +146,37 @@ def _process(job: Job, lease: LeaseKeeper) -> None:
     pieces = list(
         split_pages(pages, size=settings.INGEST_CHUNK_SIZE, overlap=settings.INGEST_CHUNK_OVERLAP)
     )
-    _store(job, pieces, lease)
+    _store(job, pieces, lease, pages=len(pages))
+
+
+# The pages read are written to the job at most this often while the reader goes (each a
+# small UPDATE that also renews the heartbeat); the count itself is written at once.
+PAGES_WRITE_SECONDS = 0.5
+
+
+class _PagesRead:
+    """Hears of the pages the reader has read (extract_document's `on_pages`) and writes
+    them to the job, throttled: the owner sees "Reading pages 12 / 117" move. Best
+    effort: a write the database refuses is skipped (the next one may pass, and the
+    job's own writes ride out a restart). Raises LostJob when the attempt lost the job,
+    which stops the reader at once."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.written = -PAGES_WRITE_SECONDS
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done and now - self.written < PAGES_WRITE_SECONDS:
+            return
+        self.written = now
+        try:
+            held = services.record_pages(job=self.job, done=done, total=total)
+        except DatabaseError:
+            log.info("job %s: could not record the pages read", self.job.id, exc_info=True)
+            return
+        if not held:
+            raise LostJob
 
 
 @contextlib.contextmanager
@@ -175,6 +205,7 @@ def _extract(job: Job) -> list[Page]:
             timeout=settings.INGEST_EXTRACT_TIMEOUT_SECONDS,
             memory_mb=settings.INGEST_EXTRACT_MEMORY_MB,
             owner=job.owner_id,  # a warm reader serves one owner only
+            on_pages=_PagesRead(job),
         )
     classify_text(raw)
     pages = [Page(page.number, clean_text(page.text)) for page in raw]
@@ -195,15 +226,19 @@ def _batches(pieces: list[Piece], size: int) -> Iterator[list[Piece]]:
         yield batch
 
 
-def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper) -> None:
+def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper, *, pages: int) -> None:
     total = len(pieces)
     done = 0
+    # The file is read (`pages` of `pages`) and split: the owner sees the chunks' count
+    # now, not after the first batch.
+    if not _write(services.record_progress, job=job, done=done, total=total, pages=pages):
+        raise LostJob
     for batch in _batches(pieces, settings.INGEST_EMBED_BATCH):
         vectors = _embed([piece.text for piece in batch], lease)
         # Progress doubles as the ownership check: a job deleted or taken over while
         # this batch was embedded gets no chunks written.
         _check(job, lease)
-        if not _write(services.record_progress, job=job, done=done, total=total):
+        if not _write(services.record_progress, job=job, done=done, total=total, pages=pages):
             raise LostJob
         _write(
             upsert_chunks,

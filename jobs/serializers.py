@@ -6,12 +6,28 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from jobs import failures
-from jobs.models import Job, JobAttempt
+from jobs.models import Job, JobAttempt, Stage
+from jobs.progress import progress_of
 
 
 class ProgressOut(serializers.Serializer):
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
+    """Where the job is: its stage, the pages read, then the chunks embedded."""
+
+    stage = serializers.ChoiceField(
+        choices=Stage.choices,
+        help_text="queued: waiting for a worker. extracting: reading the file's text, page "
+        "by page (pages_done / pages_total). embedding: the text is split into chunks and "
+        "they are being embedded (done / total). done: processing is over; `status` says "
+        "how it ended.",
+    )
+    done = serializers.IntegerField(help_text="Chunks embedded so far.")
+    total = serializers.IntegerField(help_text="Chunks in all; 0 until the text is split.")
+    pages_done = serializers.IntegerField(
+        help_text="Pages read so far by this attempt (0 while queued)."
+    )
+    pages_total = serializers.IntegerField(
+        help_text="Pages in the file; 0 until the reader has counted them."
+    )
 
 
 class JobErrorOut(serializers.Serializer):
@@ -46,8 +62,9 @@ class JobOut(serializers.ModelSerializer):
             "finished_at",
         ]
 
-    def get_progress(self, job: Job) -> dict[str, int]:
-        return ProgressOut({"done": job.progress_done, "total": job.progress_total}).data
+    @extend_schema_field(ProgressOut)
+    def get_progress(self, job: Job) -> dict[str, int | str]:
+        return ProgressOut(progress_of(job)).data
 
     @extend_schema_field(JobErrorOut(allow_null=True))
     def get_error(self, job: Job) -> dict[str, str] | None:

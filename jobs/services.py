@@ -22,7 +22,7 @@ from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
 from jobs import events, fairness, redact
-from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
+from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane, Stage
 from jobs.queue import send_job_on_commit
 
 if TYPE_CHECKING:  # documents sits above jobs; only its type is needed here
@@ -58,6 +58,7 @@ def queue_new_job(*, document: "Document", webhook_url: str = "", lane: Lane | N
         storage_key=document.storage_key,
         lane=lane or lane_for(document.size),
         webhook_url=webhook_url,
+        filename=document.filename,
     )
     send_job_on_commit(job)
     events.changed(job, status=JobStatus.QUEUED)
@@ -77,6 +78,7 @@ def first_job(*, document: "Document", webhook_url: str = "") -> Job:
         queued_at=document.created_at,
         enqueued_at=document.created_at,
         webhook_url=webhook_url,
+        filename=document.filename,
     )
 
 
@@ -120,6 +122,10 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
             heartbeat_at=now,
             next_attempt_at=None,
             worker=worker,
+            # Each attempt reads the file from its first page (jobs.progress).
+            stage=Stage.EXTRACTING,
+            pages_done=0,
+            pages_total=0,
         )
         if claimed == 0:
             _give_up_on_crash_loop(job_id)
@@ -233,14 +239,49 @@ def renew_lease(*, job: Job) -> bool:
     return _held(job).update(heartbeat_at=timezone.now()) == 1
 
 
-def record_progress(*, job: Job, done: int, total: int) -> bool:
-    """Store progress, renew the heartbeat and push it (at most once a second). False
-    when the attempt lost the job."""
+def record_pages(*, job: Job, done: int, total: int) -> bool:
+    """Store the pages read so far (the attempt is extracting), renew the heartbeat and
+    push it (at most once a second). False when the attempt lost the job."""
     updated = _held(job).update(
-        progress_done=done, progress_total=total, heartbeat_at=timezone.now()
+        stage=Stage.EXTRACTING, pages_done=done, pages_total=total, heartbeat_at=timezone.now()
     )
     if updated:
-        events.changed(job, status=JobStatus.PROCESSING, done=done, total=total, progress=True)
+        events.changed(
+            job,
+            status=JobStatus.PROCESSING,
+            progress=True,
+            stage=Stage.EXTRACTING,
+            pages_done=done,
+            pages_total=total,
+        )
+    return updated == 1
+
+
+def record_progress(*, job: Job, done: int, total: int, pages: int | None = None) -> bool:
+    """Store the chunks embedded so far (the attempt is embedding; with `pages`, the file
+    was read whole: that many pages of that many), renew the heartbeat and push it (at
+    most once a second). False when the attempt lost the job."""
+    fields: dict[str, Any] = (
+        {"pages_done": pages, "pages_total": pages} if pages is not None else {}
+    )
+    updated = _held(job).update(
+        stage=Stage.EMBEDDING,
+        progress_done=done,
+        progress_total=total,
+        heartbeat_at=timezone.now(),
+        **fields,
+    )
+    if updated:
+        events.changed(
+            job,
+            status=JobStatus.PROCESSING,
+            done=done,
+            total=total,
+            progress=True,
+            stage=Stage.EMBEDDING,
+            pages_done=pages or 0,
+            pages_total=pages or 0,
+        )
     return updated == 1
 
 

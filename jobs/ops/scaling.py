@@ -68,7 +68,9 @@ def _in_flight(now: datetime) -> dict[str, dict[str, Any]]:
     return {row["lane"]: dict(row) for row in rows}
 
 
-def _seconds_per_job(now: datetime) -> dict[str, float]:
+def seconds_per_job(now: datetime) -> dict[str, float]:
+    """Per lane, the mean duration of its attempts that ended in the last RATE_WINDOW (any
+    outcome: each held a thread that long); a lane where none ended is missing."""
     duration = ExpressionWrapper(F("finished_at") - F("started_at"), output_field=DurationField())
     rows = (
         JobAttempt.objects.filter(finished_at__gte=now - RATE_WINDOW)
@@ -81,7 +83,7 @@ def _seconds_per_job(now: datetime) -> dict[str, float]:
 def lanes_now() -> dict[str, LaneNow]:
     """Every lane, even an idle one, read in two queries."""
     now = timezone.now()
-    flight, rates = _in_flight(now), _seconds_per_job(now)
+    flight, rates = _in_flight(now), seconds_per_job(now)
     lanes = {}
     for lane in Lane.values:
         row = flight.get(lane, {})

@@ -39,16 +39,23 @@ class ErrorPayload(TypedDict):
     detail: str
 
 
+class PagesPayload(TypedDict):
+    done: int  # pages read so far
+    total: int  # pages in the file
+
+
 class Payload(TypedDict, total=False):
     """One answer from the child: `pages` (each page's raw text) or `error`, and `cpu`
     (the child's CPU seconds so far). Its first answer says it is `ready`, and which
-    `walls` it could put up (sandbox.put_up_walls)."""
+    `walls` it could put up (sandbox.put_up_walls). While it reads, frames with only
+    `progress` (the pages read so far) come before the answer."""
 
     pages: list[str]
     error: ErrorPayload
     cpu: float
     ready: bool
     walls: dict
+    progress: PagesPayload
 
 
 @dataclass(frozen=True)

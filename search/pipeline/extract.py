@@ -11,7 +11,7 @@ import os
 
 from django.conf import settings
 
-from search.pipeline.page import Page
+from search.pipeline.page import OnPages, Page
 from search.pipeline.pool import shared_pool
 
 __all__ = ["Page", "extract_document"]  # Page lives in search/pipeline/page.py
@@ -24,6 +24,7 @@ def extract_document(
     timeout: float,
     memory_mb: int,
     owner: int | None = None,
+    on_pages: OnPages | None = None,
 ) -> list[Page]:
     """Each page's raw (uncleaned) text, read in a child process.
 
@@ -35,7 +36,9 @@ def extract_document(
     TransientError "extractor_crashed" (the reader died some other way). OSError if
     `path` is missing. Pages are returned even when they hold no text: see
     classify.classify_text. `owner`: whose document it is; a warm child reads one owner's
-    documents only.
+    documents only. `on_pages(read, total)` hears of the pages read as the child goes: the
+    count first (0 read), then every quarter of a second or so; what it raises is raised
+    here, and the child stopped.
     """
     pool = shared_pool(
         size=settings.INGEST_EXTRACT_POOL_SIZE,
@@ -43,5 +46,5 @@ def extract_document(
         memory_mb=memory_mb,
         extractor=settings.INGEST_EXTRACTOR,
     )
-    texts = pool.read(path, max_pages=max_pages, timeout=timeout, owner=owner)
+    texts = pool.read(path, max_pages=max_pages, timeout=timeout, owner=owner, on_pages=on_pages)
     return [Page(number, text) for number, text in enumerate(texts, start=1)]

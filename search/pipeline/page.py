@@ -5,6 +5,7 @@ these, and it imports none of them.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -12,6 +13,11 @@ from dataclasses import dataclass
 class Page:
     number: int  # 1-based
     text: str
+
+
+# Told of the pages read so far as a reader goes: (pages read, pages in the file). Called
+# once with 0 when the count is known, before any page is read, then after each page.
+OnPages = Callable[[int, int], None]
 
 
 # pdfminer's stand-in for a glyph it cannot map to a character: not text anyone can search.

@@ -23,6 +23,7 @@ import os
 import threading
 from pathlib import Path
 
+from search.pipeline.page import OnPages
 from search.pipeline.sandbox import Sandbox
 
 
@@ -44,16 +45,17 @@ class Pool:
         max_pages: int,
         timeout: float,
         owner: int | None = None,
+        on_pages: OnPages | None = None,
     ) -> list[str]:
         """Each page's raw text, read by a pooled child that has read no other owner's
         documents (a parser taken over by one owner's file must not see the next owner's);
         raises as Sandbox.read, and OSError when `path` cannot be found (before any child
-        is involved)."""
+        is involved). `on_pages` hears of the pages read meanwhile (Sandbox.read)."""
         resolved = Path(path).resolve(strict=True)
         sandbox = self._borrow(owner)
         sandbox.owner = owner
         try:
-            pages = sandbox.read(resolved, max_pages=max_pages, timeout=timeout)
+            pages = sandbox.read(resolved, max_pages=max_pages, timeout=timeout, on_pages=on_pages)
         except BaseException:
             self._retire(sandbox)
             raise

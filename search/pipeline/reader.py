@@ -28,6 +28,7 @@ from pdfminer.psexceptions import PSException
 
 from search.pipeline.classify import is_scant, nonspace
 from search.pipeline.errors import Corrupt, Encrypted, NotAPdf, TooManyPages
+from search.pipeline.page import OnPages
 
 # Readers accept the header anywhere in the first kilobyte. A file that says "%PDF" there
 # but not "%PDF-1.x" was meant to be a PDF and is damaged, not some other kind of file.
@@ -63,9 +64,16 @@ EXTRACTOR_ENV = "INGEST_EXTRACTOR"
 EXTRACTORS = ("pdfminer", "pdfium")
 
 
-def read_pdf(fp: BinaryIO, *, max_pages: int, extractor: str | None = None) -> list[str]:
+def read_pdf(
+    fp: BinaryIO,
+    *,
+    max_pages: int,
+    extractor: str | None = None,
+    on_pages: OnPages | None = None,
+) -> list[str]:
     """The raw text of each page of the PDF in `fp`, in page order, read by `extractor`
-    (default: the INGEST_EXTRACTOR environment variable, else pdfminer).
+    (default: the INGEST_EXTRACTOR environment variable, else pdfminer). `on_pages` hears
+    of the pages read as the reader goes (page.OnPages).
 
     Both extractors raise the same errors for the same file: see read_with_pdfminer.
     """
@@ -75,12 +83,14 @@ def read_pdf(fp: BinaryIO, *, max_pages: int, extractor: str | None = None) -> l
         from search.pipeline.reader_pdfium import read_with_pdfium
 
         check_header(fp)
-        return read_with_pdfium(fp, max_pages=max_pages, pdfminer=read_with_pdfminer)
+        return read_with_pdfium(
+            fp, max_pages=max_pages, pdfminer=read_with_pdfminer, on_pages=on_pages
+        )
     if extractor != "pdfminer":
         raise ValueError(
             f"{EXTRACTOR_ENV} must be one of {', '.join(EXTRACTORS)}, got {extractor!r}"
         )
-    return read_with_pdfminer(fp, max_pages=max_pages)
+    return read_with_pdfminer(fp, max_pages=max_pages, on_pages=on_pages)
 
 
 def check_header(fp: BinaryIO) -> None:
@@ -90,7 +100,9 @@ def check_header(fp: BinaryIO) -> None:
     fp.seek(0)
 
 
-def read_with_pdfminer(fp: BinaryIO, *, max_pages: int) -> list[str]:
+def read_with_pdfminer(
+    fp: BinaryIO, *, max_pages: int, on_pages: OnPages | None = None
+) -> list[str]:
     """The raw text of each page of the PDF in `fp`, in page order, read by pdfminer.six.
 
     Raises NotAPdf (no %PDF in the first kilobyte), Encrypted (needs a password, or
@@ -102,7 +114,7 @@ def read_with_pdfminer(fp: BinaryIO, *, max_pages: int) -> list[str]:
     with _DamageLog() as damage, _pdfminer_errors():
         document = PDFDocument(PDFParser(fp))
         pages = _pages(document, max_pages)
-        texts = _texts(pages)
+        texts = _texts(pages, on_pages)
         _check_soundness(document, texts, damage)
     return texts
 
@@ -125,18 +137,22 @@ def _declared_page_count(document: PDFDocument) -> int | None:
     return count if isinstance(count, int) else None
 
 
-def _texts(pages: list[PDFPage]) -> list[str]:
+def _texts(pages: list[PDFPage], on_pages: OnPages | None = None) -> list[str]:
     manager = PDFResourceManager()
     buffer = StringIO()
     device = TextConverter(manager, buffer, laparams=LAParams())
     interpreter = PDFPageInterpreter(manager, device)
-    texts = []
+    texts: list[str] = []
+    if on_pages is not None:
+        on_pages(0, len(pages))
     try:
         for page in pages:
             interpreter.process_page(page)
             texts.append(buffer.getvalue())
             buffer.seek(0)
             buffer.truncate()
+            if on_pages is not None:
+                on_pages(len(texts), len(pages))
     finally:
         device.close()
     return texts

@@ -24,6 +24,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from search.pipeline.classify import is_scant
 from search.pipeline.errors import TooManyPages
+from search.pipeline.page import OnPages
 
 # The highest code point `chr` accepts; PDFium hands back whatever a broken font maps to.
 MAX_CODE_POINT = 0x10FFFF
@@ -47,23 +48,28 @@ class _Damaged(Exception):
 
 
 def read_with_pdfium(
-    fp: BinaryIO, *, max_pages: int, pdfminer: Callable[..., list[str]]
+    fp: BinaryIO,
+    *,
+    max_pages: int,
+    pdfminer: Callable[..., list[str]],
+    on_pages: OnPages | None = None,
 ) -> list[str]:
     """The raw text of each page of the PDF in `fp` (its header checked by the caller), in order.
 
     Raises what `pdfminer` (the pdfminer reader, reader.read_with_pdfminer) raises for the
     same file: TooManyPages (PDFium's page count, before any page is read), and whatever
-    `pdfminer` says of a file PDFium cannot open or whose text is scant.
+    `pdfminer` says of a file PDFium cannot open or whose text is scant. `on_pages` hears
+    of the pages read (page.OnPages); a file handed to `pdfminer` is counted again from 0.
     """
     data = fp.read()
-    texts = [] if _inflates_too_far(data) else _texts(data, max_pages)
+    texts = [] if _inflates_too_far(data) else _texts(data, max_pages, on_pages)
     if not texts or is_scant(texts):
         fp.seek(0)
-        return pdfminer(fp, max_pages=max_pages)
+        return pdfminer(fp, max_pages=max_pages, on_pages=on_pages)
     return texts
 
 
-def _texts(data: bytes, max_pages: int) -> list[str]:
+def _texts(data: bytes, max_pages: int, on_pages: OnPages | None = None) -> list[str]:
     """Each page's text, or [] when PDFium cannot open the file or one of its pages, or a
     page's forms nest too deep."""
     try:
@@ -74,7 +80,14 @@ def _texts(data: bytes, max_pages: int) -> list[str]:
         count = len(pdf)
         if count > max_pages:
             raise TooManyPages(f"The PDF has {count} pages; the limit is {max_pages}.")
-        return [_page_text(pdf, index) for index in range(count)]
+        texts = []
+        for index in range(count):
+            if on_pages is not None:
+                on_pages(index, count)
+            texts.append(_page_text(pdf, index))
+        if on_pages is not None:
+            on_pages(count, count)
+        return texts
     except (pypdfium2.PdfiumError, _Damaged):
         return []
     finally:

@@ -13,6 +13,8 @@ never the worker that asked. Both halves of the protocol live here:
 - child: `main()` confines itself (search/pipeline/confine.py) before it imports the reader,
   says it is ready, then answers each request with one length-prefixed JSON `Payload`, on a
   private copy of its stdout, until its stdin closes (the worker is done with it, or gone).
+  While it reads, it tells how many pages it has read in small `progress` frames before the
+  answer: the page count as soon as it is known, then at most every PROGRESS_SECONDS.
 """
 
 import contextlib
@@ -40,6 +42,7 @@ from search.pipeline import landlock
 from search.pipeline.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
 from search.pipeline.endings import Ending, Payload, failure, memory_detail, pages_or_error
 from search.pipeline.errors import PermanentError, TooComplex, TransientError
+from search.pipeline.page import OnPages
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,8 @@ CPU_CHECK_SECONDS = 0.1
 FRAME = struct.Struct(">Q")  # each answer's length in bytes, then the JSON
 # How much of the child's stderr is kept to explain a crash.
 STDERR_TAIL_BYTES = 4096
+# The child tells the pages it has read at most this often (a frame of some 40 bytes).
+PROGRESS_SECONDS = 0.25
 # What the child may still read once its walls are up: the project's own packages it may
 # import late (never the project root itself, which holds the data directory), and the
 # system's shared libraries.
@@ -134,15 +139,19 @@ class Sandbox:
     def alive(self) -> bool:
         return self._process.poll() is None
 
-    def read(self, path: Path, *, max_pages: int, timeout: float) -> list[str]:
-        """Each page's raw text of the PDF at `path` (an absolute path).
+    def read(
+        self, path: Path, *, max_pages: int, timeout: float, on_pages: OnPages | None = None
+    ) -> list[str]:
+        """Each page's raw text of the PDF at `path` (an absolute path). `on_pages` hears
+        of the pages read while the child reads (page.OnPages; not every page is told).
 
         Raises the reader's permanent errors (NotAPdf, Encrypted, Corrupt, TooManyPages),
         TooComplex past `memory_mb` or past `timeout` seconds of CPU time (the file's own
         weight, whatever the machine's load), ExtractTimeout (transient) when the reader had not
         got that much CPU time in WALL_CLOCK_FACTOR x `timeout` seconds (a busy machine),
         and TransientError "extractor_crashed" when the child died any other way. After
-        anything but pages, the child is stopped: the next document gets a fresh one.
+        anything but pages, the child is stopped: the next document gets a fresh one,
+        also when `on_pages` raises (its error is raised here).
         """
         try:
             self._wait_until_ready()
@@ -150,7 +159,13 @@ class Sandbox:
                 socket.send_fds(self._channel, [b"d"], [document.fileno()])
             self._send(max_pages=max_pages, timeout=timeout)
             deadline = time.monotonic() + WALL_CLOCK_FACTOR * timeout
-            payload = self._receive(deadline, cpu_limit=(self._cpu or 0.0) + timeout)
+            cpu_limit = (self._cpu or 0.0) + timeout
+            payload = self._receive(deadline, cpu_limit)
+            while "progress" in payload:
+                done, total = _pages_read(payload, max_pages)
+                if on_pages is not None:
+                    on_pages(done, total)
+                payload = self._receive(deadline, cpu_limit)
             self.served += 1
             self._cpu = payload.get("cpu", self._cpu)
             return pages_or_error(payload, memory_mb=self.memory_mb)
@@ -265,6 +280,16 @@ class Sandbox:
         return usage.ru_utime + usage.ru_stime
 
 
+def _pages_read(payload: Payload, max_pages: int) -> tuple[int, int]:
+    """A progress frame's (pages read, pages in all), checked: the child parses untrusted
+    bytes, so a frame that is not two sensible counts is a garbled answer (ValueError)."""
+    progress = payload["progress"]
+    done, total = progress.get("done"), progress.get("total")
+    if not (isinstance(done, int) and isinstance(total, int) and 0 <= done <= total <= max_pages):
+        raise ValueError(f"a progress frame of {str(progress)[:100]}")
+    return done, total
+
+
 def _readable(fd: int, seconds: float) -> bool:
     poller = select.poll()
     poller.register(fd, select.POLLIN)
@@ -354,7 +379,8 @@ def main(argv: list[str]) -> int:
         # Deadlines of its own, for when the worker is gone: SIGXCPU, or SIGALRM.
         limit_cpu(timeout + CPU_GRACE_SECONDS)
         signal.setitimer(signal.ITIMER_REAL, WALL_CLOCK_FACTOR * timeout + CPU_GRACE_SECONDS)
-        payload = _read(read_pdf, fds[0], request["max_pages"], memory_mb=memory_mb)
+        told = _PagesTold(answers)
+        payload = _read(read_pdf, fds[0], request["max_pages"], memory_mb=memory_mb, told=told)
         signal.setitimer(signal.ITIMER_REAL, 0)
         _write(answers, payload, memory_mb=memory_mb)
     return 0
@@ -385,12 +411,33 @@ def _take_stdout() -> int:
     return answers
 
 
+class _PagesTold:
+    """Tells the parent the pages read, in `progress` frames: the count as soon as it is
+    known (0 read), then at most every PROGRESS_SECONDS; the answer itself follows."""
+
+    def __init__(self, answers: int) -> None:
+        self.answers = answers
+        self.last = -math.inf
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done and now - self.last < PROGRESS_SECONDS:
+            return
+        self.last = now
+        _send_frame(self.answers, json.dumps({"progress": {"done": done, "total": total}}).encode())
+
+
 def _read(
-    read_pdf: Callable[..., list[str]], document: int, max_pages: int, *, memory_mb: int
+    read_pdf: Callable[..., list[str]],
+    document: int,
+    max_pages: int,
+    *,
+    memory_mb: int,
+    told: OnPages | None = None,
 ) -> Payload:
     try:
         with os.fdopen(document, "rb") as fp:
-            return {"pages": read_pdf(fp, max_pages=max_pages)}
+            return {"pages": read_pdf(fp, max_pages=max_pages, on_pages=told)}
     except PermanentError as exc:
         return {"error": {"code": exc.code, "detail": exc.detail}}
     except MemoryError:
@@ -400,7 +447,10 @@ def _read(
 
 def _write(fd: int, payload: Payload, *, memory_mb: int) -> None:
     payload["cpu"] = cpu_seconds()
-    body = _encode(payload, memory_mb=memory_mb)
+    _send_frame(fd, _encode(payload, memory_mb=memory_mb))
+
+
+def _send_frame(fd: int, body: bytes) -> None:
     view = memoryview(FRAME.pack(len(body)) + body)
     while view:
         view = view[os.write(fd, view) :]

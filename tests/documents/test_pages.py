@@ -83,7 +83,21 @@ def test_a_row_shows_what_a_person_needs_for_each_state(alice):
     )
     running = make_document(alice, filename="running.pdf")
     Job.objects.filter(id=running.current_job_id).update(
-        status=JobStatus.PROCESSING, progress_done=3, progress_total=4, attempts=1
+        status=JobStatus.PROCESSING,
+        stage="embedding",
+        pages_done=50,
+        pages_total=50,
+        progress_done=3,
+        progress_total=4,
+        attempts=1,
+    )
+    reading = make_document(alice, filename="reading.pdf")
+    Job.objects.filter(id=reading.current_job_id).update(
+        status=JobStatus.PROCESSING, stage="extracting", pages_done=12, pages_total=117, attempts=1
+    )
+    opening = make_document(alice, filename="opening.pdf")
+    Job.objects.filter(id=opening.current_job_id).update(
+        status=JobStatus.PROCESSING, stage="extracting", attempts=1
     )
 
     html = signed_in(alice).get("/").content.decode()
@@ -99,8 +113,15 @@ def test_a_row_shows_what_a_person_needs_for_each_state(alice):
     assert "Retry" not in row(queued)
     assert "4 pages" in row(done)
     assert "ready in" in row(done)
+    # Each stage with its unit: pages while the file is read, then chunks.
+    assert "Embedding chunks 3 / 4" in row(running)
     assert 'value="75"' in row(running)
-    assert "3 / 4" in row(running)
+    assert 'data-stage="embedding"' in row(running)
+    assert "Reading pages 12 / 117" in row(reading)
+    assert 'value="10"' in row(reading)
+    assert 'data-stage="extracting"' in row(reading)
+    assert "Opening the file" in row(opening)
+    assert 'value="0"' in row(opening)
 
 
 def test_the_filter_and_pages_cover_thousands_of_documents(alice, settings):

@@ -46,6 +46,9 @@ def test_a_state_change_is_pushed_to_the_owners_group_after_commit(alice, broker
         "status": "succeeded",
         "done": 3,
         "total": 3,
+        "stage": "done",
+        "pages_done": 0,
+        "pages_total": 0,
     }
 
 
