@@ -4,11 +4,13 @@ import logging
 import uuid
 from collections.abc import Sequence
 
+from django.http import FileResponse
 from django.urls import reverse
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.parsers import MultiPartParser
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -16,7 +18,7 @@ from config.api_errors import Refused
 from config.auth import signed_in_user
 from config.pagination import NewestFirst
 from config.session_auth import enforce_deferred_csrf
-from documents import admission, api_docs, intake, services
+from documents import admission, api_docs, downloads, intake, services
 from documents.idempotency import idempotent
 from documents.models import Document
 from documents.refusal import Refusal
@@ -99,6 +101,13 @@ class DocumentViewSet(viewsets.GenericViewSet):
         super().initial(request, *args, **kwargs)
         return signed_in_user(request).pk
 
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[BaseRenderer, str]:
+        # A download answers with the file itself, whatever Accept says (application/pdf
+        # names no renderer); its errors are JSON.
+        return super().perform_content_negotiation(request, force=force or self.action == "file")
+
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, Refusal):
             exc = _api_error(exc)
@@ -118,6 +127,34 @@ class DocumentViewSet(viewsets.GenericViewSet):
             document=document, version=document.version
         ).count()
         return Response(DocumentDetailOut(document).data)
+
+    @api_docs.download
+    @action(detail=True, methods=["get"])
+    def file(self, request: Request, pk: uuid.UUID) -> FileResponse:
+        document = self.get_object()  # 404 for another owner's document
+        try:
+            stored = downloads.stored_version(document, _version(request))
+            body, size = downloads.open_stored(stored.key)
+        except downloads.NoSuchVersion as exc:
+            raise Refused(
+                status_code=404,
+                code="version_not_found",
+                detail=f"This document has versions 1 to {document.version}; "
+                f"there is no version {exc.args[0]}.",
+            ) from exc
+        except FileNotFoundError as exc:
+            log.warning("document %s: no stored file at %s", document.id, exc)
+            raise Refused(
+                status_code=404,
+                code="file_missing",
+                detail="The file of this version is no longer stored.",
+            ) from exc
+        response = FileResponse(
+            body, as_attachment=True, filename=stored.filename, content_type="application/pdf"
+        )
+        if size is not None:
+            response["Content-Length"] = str(size)
+        return response
 
     # ------------------------------------------------------------------ writes
 
@@ -213,6 +250,17 @@ class DocumentViewSet(viewsets.GenericViewSet):
         return Response(
             result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
         )
+
+
+def _version(request: Request) -> int | None:
+    """The `version` query parameter: None when absent (the latest)."""
+    raw = request.query_params.get("version")
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValidationError({"version": "A version number: 1, 2, ..."}) from None
 
 
 def _upload_answer(request: Request, outcome: intake.Outcome) -> Response:

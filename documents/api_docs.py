@@ -204,3 +204,28 @@ versions = extend_schema(
         503: RefusalOut,
     },
 )
+
+download = extend_schema(
+    summary="Download the original file of a version",
+    description=(
+        "The PDF exactly as it was uploaded, streamed, as an attachment named as it was "
+        "uploaded (Content-Disposition). Any version the document has: `version` 1 to its "
+        "current `version`; the latest without it."
+    ),
+    parameters=[
+        OpenApiParameter(
+            "version",
+            OpenApiTypes.INT,
+            description="Which version (1, 2, ...); the latest when left out.",
+        ),
+    ],
+    responses={
+        (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The file."),
+        400: OpenApiResponse(RefusalOut, "A `version` that is not a number (`invalid`)."),
+        404: OpenApiResponse(
+            RefusalOut,
+            "No such document of yours (`not_found`), no such version (`version_not_found`), "
+            "or its file is no longer stored (`file_missing`).",
+        ),
+    },
+)

@@ -20,7 +20,7 @@ from django_htmx.http import trigger_client_event
 from django_htmx.middleware import HtmxDetails
 
 from config.auth import signed_in_user
-from documents import rows, services
+from documents import downloads, rows, services
 from documents.models import Document
 from documents.refusal import Refusal
 from jobs import failures
@@ -186,6 +186,10 @@ def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
         "preview_version": shown_version,
         "preview": "\n\n".join(preview)[:PREVIEW_CHARACTERS],
         "preview_truncated": length > PREVIEW_CHARACTERS,
+        "versions": downloads.versions_of(document),
+        "ws_url": _ws_url(request),
+        "poll_seconds": settings.INGEST_PAGE_POLL_SECONDS,
+        "max_upload_bytes": settings.INGEST_MAX_UPLOAD_BYTES,
         # A search result's link: the passage it found, whole, with the query's words.
         "passage": passages.find(
             document_id=document.id,

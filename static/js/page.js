@@ -74,13 +74,19 @@
     }
   }
 
-  function uploadItem(file) {
+  function uploadItem(file, what) {
     var item = document.createElement("li");
     item.className = "upload";
     item.setAttribute("data-state", "waiting");
     var name = document.createElement("span");
     name.className = "name";
     name.textContent = file.name;
+    if (what) {
+      var kind = document.createElement("span");
+      kind.className = "kind";
+      kind.textContent = what;
+      name.append(" ", kind);
+    }
     var size = document.createElement("span");
     size.className = "meta";
     size.textContent = humanSize(file.size);
@@ -108,7 +114,7 @@
       dismiss.type = "button";
       dismiss.className = "small link";
       dismiss.textContent = "Dismiss";
-      dismiss.setAttribute("aria-label", "Dismiss " + item.querySelector(".name").textContent);
+      dismiss.setAttribute("aria-label", "Dismiss " + item.querySelector(".name").firstChild.textContent);
       dismiss.addEventListener("click", function () { item.remove(); });
       item.append(dismiss);
     }
@@ -150,7 +156,36 @@
       });
   }
 
-  function send(file, item) {
+  // After a new version was accepted: its row (in the list, or on the document's page)
+  // and the page's facts and versions show it; pushes keep the row moving from there.
+  function versionAccepted(result) {
+    showRow(result.document_id);
+    if (!document.getElementById("listing")) {
+      htmx.trigger(document.body, "refresh");
+      htmx.trigger(document.body, "document-changed");
+    }
+  }
+
+  function accepted(upload, xhr) {
+    var body = JSON.parse(xhr.responseText);
+    var result = body.results ? body.results[0] : body;
+    if (!upload.version) {
+      settle(upload.item, "accepted", result.duplicate ? "already uploaded: shown below" : "accepted");
+      showRow(result.document_id);
+      return;
+    }
+    settle(
+      upload.item,
+      "accepted",
+      result.duplicate ? "these bytes are already another of your documents: shown below"
+        : "accepted as version " + result.version
+    );
+    versionAccepted(result);
+  }
+
+  function send(upload) {
+    var file = upload.file;
+    var item = upload.item;
     var form = document.getElementById("upload-form");
     var xhr = new XMLHttpRequest();
     var data = new FormData();
@@ -158,7 +193,7 @@
     sending += 1;
     item.setAttribute("data-state", "sending");
     item.querySelector(".state").textContent = "sending";
-    xhr.open("POST", form.getAttribute("data-api"));
+    xhr.open("POST", upload.version || form.getAttribute("data-api"));
     xhr.setRequestHeader("X-CSRFToken", csrfToken());
     xhr.setRequestHeader("Accept", "application/json");
     xhr.upload.addEventListener("progress", function (event) {
@@ -169,9 +204,7 @@
     });
     xhr.addEventListener("load", function () {
       if (xhr.status === 202) {
-        var result = JSON.parse(xhr.responseText).results[0];
-        settle(item, "accepted", result.duplicate ? "already uploaded: shown below" : "accepted");
-        showRow(result.document_id);
+        accepted(upload, xhr);
       } else {
         settle(item, "refused", refusal(xhr));
       }
@@ -188,22 +221,61 @@
 
   function next() {
     while (sending < PARALLEL && waiting.length) {
-      var job = waiting.shift();
-      send(job.file, job.item);
+      send(waiting.shift());
     }
   }
 
+  // The upload limit, from the upload form or the document page's versions card.
+  function uploadLimit() {
+    var holder = document.querySelector("[data-max-bytes]");
+    return holder ? parseInt(holder.getAttribute("data-max-bytes"), 10) : Infinity;
+  }
+
+  function tooLarge(file, item) {
+    var limit = uploadLimit();
+    if (file.size <= limit) return false;
+    settle(item, "refused", "This file is " + humanSize(file.size) + "; the limit is " + humanSize(limit) + ".");
+    return true;
+  }
+
   function enqueue(files) {
-    var form = document.getElementById("upload-form");
-    var limit = parseInt(form.getAttribute("data-max-bytes"), 10);
     Array.prototype.forEach.call(files, function (file) {
       var item = uploadItem(file);
-      if (file.size > limit) {
-        settle(item, "refused", "This file is " + humanSize(file.size) + "; the limit is " + humanSize(limit) + ".");
-        return;
-      }
-      waiting.push({ file: file, item: item });
+      if (!tooLarge(file, item)) waiting.push({ file: file, item: item });
     });
+    next();
+  }
+
+  // A new version of a document, from a failed row's "New version" or the document's page:
+  // the file goes to the API's POST /api/documents/<id>/versions/, as the page's uploads go
+  // to POST /api/documents/, with the same CSRF token, progress and refusals.
+  var versionInput = null;
+  var versionTarget = null;
+
+  function chooseNewVersion(button) {
+    if (!versionInput) {
+      versionInput = document.createElement("input");
+      versionInput.type = "file";
+      versionInput.accept = "application/pdf,.pdf";
+      versionInput.className = "visually-hidden";
+      versionInput.tabIndex = -1;
+      versionInput.setAttribute("aria-hidden", "true");
+      versionInput.addEventListener("change", function () {
+        var file = versionInput.files[0];
+        versionInput.value = "";
+        if (file && versionTarget) enqueueVersion(file, versionTarget);
+      });
+      document.body.append(versionInput);
+    }
+    var label = button.getAttribute("aria-label") || "";
+    versionTarget = { url: button.getAttribute("data-new-version"), of: label.replace(/^Upload a /, "") };
+    versionInput.click();
+  }
+
+  function enqueueVersion(file, target) {
+    if (!document.getElementById("uploads")) return;
+    var item = uploadItem(file, target.of);
+    if (!tooLarge(file, item)) waiting.push({ file: file, item: item, version: target.url });
     next();
   }
 
@@ -252,6 +324,23 @@
         if (event.dataTransfer && event.dataTransfer.files.length) enqueue(event.dataTransfer.files);
       });
     }
+
+    document.addEventListener("click", function (event) {
+      var button = event.target.closest && event.target.closest("button[data-new-version]");
+      if (button) chooseNewVersion(button);
+    });
+    // On a document's page, a pushed row whose status changed: its versions and facts too.
+    var shownStatus = {};
+    document.querySelectorAll("table.single tr.row").forEach(function (row) {
+      shownStatus[row.id] = row.getAttribute("data-status");
+    });
+    document.body.addEventListener("htmx:oobAfterSwap", function (event) {
+      var row = event.target;  // the row swapped in
+      if (!row.closest || !row.closest("table.single") || !row.id) return;
+      var status = row.getAttribute("data-status");
+      if (status !== shownStatus[row.id]) htmx.trigger(document.body, "document-changed");
+      shownStatus[row.id] = status;
+    });
 
     document.body.addEventListener("htmx:wsOpen", function () {
       socketUp = true;

@@ -14,6 +14,7 @@ def test_the_schema_lists_every_endpoint_with_its_errors(client):
     assert set(schema["paths"]) == {
         "/api/documents/",
         "/api/documents/{id}/",
+        "/api/documents/{id}/file/",
         "/api/documents/{id}/retry/",
         "/api/documents/{id}/versions/",
         "/api/jobs/{job_id}/",

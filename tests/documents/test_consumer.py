@@ -76,7 +76,7 @@ def pushed_html(user, job, **change) -> str:
 def test_a_signed_in_socket_receives_its_documents_row_as_read_from_the_database(alice, broker):
     document = make_document(alice, filename="annual.pdf")
     Job.objects.filter(id=document.current_job_id).update(
-        status=JobStatus.PROCESSING, progress_done=1, progress_total=4
+        status=JobStatus.PROCESSING, stage="embedding", progress_done=1, progress_total=4
     )
 
     html = pushed_html(alice, document.current_job, status=JobStatus.PROCESSING, done=1, total=4)
@@ -85,7 +85,41 @@ def test_a_signed_in_socket_receives_its_documents_row_as_read_from_the_database
     assert 'hx-swap-oob="true"' in html
     assert 'data-status="processing"' in html
     assert "annual.pdf" in html
-    assert "1 / 4" in html
+    assert "Embedding chunks 1 / 4" in html
+
+
+def test_a_pushed_row_shows_the_pages_read_while_the_file_is_read(alice, broker, monkeypatch):
+    monkeypatch.setattr(notify, "PROGRESS_PUSH_INTERVAL", 0)  # both pushes go
+    document = make_document(alice)
+    job = document.current_job
+    Job.objects.filter(id=job.id).update(
+        status=JobStatus.PROCESSING, stage="extracting", pages_done=12, pages_total=117
+    )
+
+    # Each page count is a push of its own, never a reuse of the row rendered before it.
+    first = pushed_html(
+        alice,
+        job,
+        status="processing",
+        progress=True,
+        stage="extracting",
+        pages_done=12,
+        pages_total=117,
+    )
+    Job.objects.filter(id=job.id).update(pages_done=40)
+    second = pushed_html(
+        alice,
+        job,
+        status="processing",
+        progress=True,
+        stage="extracting",
+        pages_done=40,
+        pages_total=117,
+    )
+
+    assert 'data-stage="extracting"' in first
+    assert "Reading pages 12 / 117" in first
+    assert "Reading pages 40 / 117" in second
 
 
 def test_the_pushed_row_is_the_databases_truth_not_the_messages(alice, broker):

@@ -32,7 +32,13 @@ def test_a_generated_pdf_becomes_chunks_in_pgvector(alice_client, worker):
     assert [c.id for c in chunks] == [chunk_id(c.document_id, 1, c.index) for c in chunks]
     status = alice_client.get(f"/api/jobs/{job.id}/").json()
     assert status["status"] == "succeeded"
-    assert status["progress"] == {"done": len(chunks), "total": len(chunks)}
+    assert status["progress"] == {
+        "stage": "done",
+        "done": len(chunks),
+        "total": len(chunks),
+        "pages_done": 3,
+        "pages_total": 3,
+    }
 
 
 CORPUS_SAMPLE = [

@@ -29,7 +29,14 @@ def test_the_owner_sees_the_jobs_state(alice_client, alices_job):
     assert body["id"] == str(alices_job.id)
     assert body["document_id"] == str(alices_job.document_id)
     assert body["status"] == "queued"
-    assert body["progress"] == {"done": 3, "total": 7}
+    # done/total count chunks as they always have; a queued job has read no page yet.
+    assert body["progress"] == {
+        "stage": "queued",
+        "done": 3,
+        "total": 7,
+        "pages_done": 0,
+        "pages_total": 0,
+    }
     assert body["attempts"] == 1
     # The code and its plain sentence; the stored detail is for staff (jobs.failures).
     assert body["error"] == {"code": "transient", "detail": failures.FALLBACK}
