@@ -110,9 +110,7 @@ def test_a_file_gone_from_storage_is_not_found_with_its_own_code(alice_client, b
 def test_an_accept_header_for_pdf_gets_the_file_and_its_errors_as_json(alice_client, broker):
     document_id = upload(alice_client, FIRST)
 
-    found = alice_client.get(
-        f"/api/documents/{document_id}/file/", HTTP_ACCEPT="application/pdf"
-    )
+    found = alice_client.get(f"/api/documents/{document_id}/file/", HTTP_ACCEPT="application/pdf")
     missing = alice_client.get(
         f"/api/documents/{document_id}/file/?version=9", HTTP_ACCEPT="application/pdf"
     )
