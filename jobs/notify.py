@@ -15,9 +15,11 @@ from jobs.models import Job, JobStatus, Stage
 
 log = logging.getLogger(__name__)
 
-# A running job pushes its progress at most this often; state changes always go.
+# A running job pushes its progress at most this often; state changes always go, and so
+# does the first push of a stage (reading pages, then embedding chunks): the page would
+# otherwise show the stage before until the next push, which a held stage never sends.
 PROGRESS_PUSH_INTERVAL = 1.0
-_last_push: dict[str, float] = {}
+_last_push: dict[str, tuple[float, str]] = {}  # job id: when, and in which stage
 
 
 class JobChanged(TypedDict):
@@ -54,9 +56,10 @@ def job_changed(
     key = str(job.id)
     if progress:
         now = time.monotonic()
-        if now - _last_push.get(key, 0.0) < PROGRESS_PUSH_INTERVAL:
+        at, pushed_stage = _last_push.get(key, (0.0, ""))
+        if stage == pushed_stage and now - at < PROGRESS_PUSH_INTERVAL:
             return
-        _last_push[key] = now
+        _last_push[key] = (now, stage)
     else:
         _last_push.pop(key, None)
     payload = JobChanged(

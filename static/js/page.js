@@ -162,8 +162,42 @@
     showRow(result.document_id);
     if (!document.getElementById("listing")) {
       htmx.trigger(document.body, "refresh");
-      htmx.trigger(document.body, "document-changed");
+      readDocumentAgain();
     }
+  }
+
+  // A document's page: its title, facts, versions and history read again (one request,
+  // one at a time; a change meanwhile reads once more after it).
+  var DOCUMENT_PARTS = ["doc-title", "facts", "version-list", "history"];
+  var reading = false;
+  var readAgain = false;
+
+  function readDocumentAgain() {
+    var list = document.getElementById("version-list");
+    if (!list) return;
+    if (reading) {
+      readAgain = true;
+      return;
+    }
+    reading = true;
+    fetch(list.getAttribute("data-url"), { credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        DOCUMENT_PARTS.forEach(function (id) {
+          var shown = document.getElementById(id);
+          var read = fresh.getElementById(id);
+          if (shown && read) shown.replaceWith(document.importNode(read, true));
+        });
+      })
+      .finally(function () {
+        reading = false;
+        if (readAgain) {
+          readAgain = false;
+          readDocumentAgain();
+        }
+      });
   }
 
   function accepted(upload, xhr) {
@@ -331,15 +365,19 @@
     });
     // On a document's page, a pushed row whose status changed: its versions and facts too.
     var shownStatus = {};
-    document.querySelectorAll("table.single tr.row").forEach(function (row) {
-      shownStatus[row.id] = row.getAttribute("data-status");
-    });
-    document.body.addEventListener("htmx:oobAfterSwap", function (event) {
-      var row = event.target;  // the row swapped in
-      if (!row.closest || !row.closest("table.single") || !row.id) return;
-      var status = row.getAttribute("data-status");
-      if (status !== shownStatus[row.id]) htmx.trigger(document.body, "document-changed");
-      shownStatus[row.id] = status;
+    function statusShown() {
+      var changed = false;
+      document.querySelectorAll("table.single tr.row").forEach(function (row) {
+        var status = row.getAttribute("data-status");
+        if (row.id in shownStatus && shownStatus[row.id] !== status) changed = true;
+        shownStatus[row.id] = status;
+      });
+      if (changed) readDocumentAgain();
+    }
+    statusShown();
+    document.body.addEventListener("htmx:wsAfterMessage", statusShown);
+    document.body.addEventListener("htmx:afterSwap", function (event) {
+      if (event.detail.target && event.detail.target.id === "rows") statusShown();
     });
 
     document.body.addEventListener("htmx:wsOpen", function () {

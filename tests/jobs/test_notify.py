@@ -52,6 +52,27 @@ def test_a_state_change_is_pushed_to_the_owners_group_after_commit(alice, broker
     }
 
 
+def test_progress_is_pushed_once_a_second_but_a_new_stage_at_once(alice, broker):
+    job = make_document(alice).current_job
+    layer, channel = listen(notify.user_group(alice.pk))
+    reading = {"status": JobStatus.PROCESSING, "progress": True, "stage": "extracting"}
+
+    notify.job_changed(job, **reading, pages_done=0, pages_total=117)
+    notify.job_changed(job, **reading, pages_done=12, pages_total=117)  # within the second
+    notify.job_changed(
+        job, status=JobStatus.PROCESSING, progress=True, stage="embedding", total=380,
+        pages_done=117, pages_total=117,
+    )  # fmt: skip
+
+    pushed = [receive(layer, channel) for _ in range(2)]
+    assert [(m["stage"], m["pages_done"], m["total"]) for m in pushed] == [
+        ("extracting", 0, 0),
+        ("embedding", 117, 380),
+    ]
+    with pytest.raises(asyncio.TimeoutError):
+        receive(layer, channel, timeout=1)
+
+
 def test_a_change_that_is_rolled_back_is_never_pushed(alice, broker):
     job = make_document(alice).current_job
     layer, channel = listen(notify.user_group(alice.pk))
