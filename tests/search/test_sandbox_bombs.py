@@ -122,9 +122,13 @@ def ask(child: subprocess.Popen[bytes], channel: socket.socket, path: Path) -> N
 
 
 def receive(child: subprocess.Popen[bytes]) -> dict[str, Any]:
+    """The child's next answer; the frames telling the pages read before it are skipped."""
     stdout = cast(IO[bytes], child.stdout)
-    (size,) = sandbox.FRAME.unpack(stdout.read(sandbox.FRAME.size))
-    return json.loads(stdout.read(size))
+    while True:
+        (size,) = sandbox.FRAME.unpack(stdout.read(sandbox.FRAME.size))
+        answer = json.loads(stdout.read(size))
+        if "progress" not in answer:
+            return answer
 
 
 def test_a_pooled_reader_runs_with_no_processes_files_capabilities_or_core_to_spare(tmp_path):
