@@ -9,7 +9,7 @@ from config.api_docs_access import SchemaPermission, docs_page
 from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
 from documents import pages
-from documents.api import DocumentViewSet
+from documents.api import DocumentViewSet, DownloadWithoutSlash
 from documents.search_api import SearchView
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
@@ -52,6 +52,11 @@ urlpatterns = [
     path("api/redoc/", docs_page(redoc.RedocView.as_view(url_name="schema")), name="api-redoc"),
     path("api/redoc/redoc.standalone.js", redoc.bundle, name="api-redoc-bundle"),
     *router.urls,
+    path(
+        "api/documents/<uuid:pk>/file",
+        DownloadWithoutSlash.as_view({"get": "file"}),
+        name="document-file-no-slash",
+    ),
     # Last: any other path under /api/ (an unknown endpoint, an id that is not a UUID, a
     # missing final slash) answers JSON with a code, not Django's HTML page or redirect.
     re_path(r"^api(?:/[\s\S]*)?\Z", NoSuchEndpoint.as_view(), name="api-not-found"),

@@ -316,3 +316,10 @@ def _accepted_result(request: Request, accepted: services.Accepted) -> dict[str,
 def _location(body: dict) -> dict[str, str]:
     urls = [r["status_url"] for r in body.get("results", []) if "status_url" in r]
     return {"Location": urls[0]} if urls else {}
+
+
+class DownloadWithoutSlash(DocumentViewSet):
+    """`GET /api/documents/{id}/file?version=N` as integrators write it: the download
+    without the router's final slash. Left out of the schema, which lists `file/`."""
+
+    schema = None

@@ -121,13 +121,25 @@ def test_an_accept_header_for_pdf_gets_the_file_and_its_errors_as_json(alice_cli
     assert missing.json()["code"] == "version_not_found"
 
 
-def test_the_path_without_its_final_slash_is_sent_on_with_the_query(alice_client, broker):
+def test_the_path_without_its_final_slash_serves_the_same_file(alice_client, broker):
+    document_id = upload(alice_client, FIRST)
+    new_version(alice_client, document_id, SECOND, "second.pdf")
+
+    first = alice_client.get(f"/api/documents/{document_id}/file?version=1")
+    latest = alice_client.get(f"/api/documents/{document_id}/file")
+
+    assert first.status_code == latest.status_code == 200
+    assert body(first) == FIRST
+    assert body(latest) == SECOND
+
+
+def test_the_path_without_its_final_slash_keeps_the_owner_check(alice_client, bob_client, broker):
     document_id = upload(alice_client, FIRST)
 
-    response = alice_client.get(f"/api/documents/{document_id}/file?version=1")
+    response = bob_client.get(f"/api/documents/{document_id}/file?version=1")
 
-    assert response.status_code == 308
-    assert response["Location"] == f"/api/documents/{document_id}/file/?version=1"
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
 
 
 def test_the_schema_lists_the_download(alice_client):
