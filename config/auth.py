@@ -1,12 +1,13 @@
 """Token authentication against stored hashes, remembered for a few seconds per process.
 
-`Authorization: Token <key>`: the key's sha256 is looked up (config/accounts/models.py keeps only
-that), and a token past its `expires_at` is refused. Every API call would otherwise cost a
-database round trip just to learn who is calling; on the upload path that was a fifth of
-the statements, so a process remembers a token by its digest (never the key) for
-INGEST_TOKEN_CACHE_SECONDS. A deleted token or a deactivated user is refused at the
-latest that long later (0 turns the cache off); an expired one at once, since the expiry
-is checked on every request, remembered or not.
+`Authorization: Token <key>`, or `Bearer <key>` as most HTTP clients send it: the key's
+sha256 is looked up (config/accounts/models.py keeps only that), and a token past its
+`expires_at` is refused. Every API call would otherwise cost a database round trip just
+to learn who is calling; on the upload path that was a fifth of the statements, so a
+process remembers a token by its digest (never the key) for INGEST_TOKEN_CACHE_SECONDS.
+A deleted token or a deactivated user is refused at the latest that long later (0 turns
+the cache off); an expired one at once, since the expiry is checked on every request,
+remembered or not.
 
 `signed_in_user` gives the views that refuse anonymous callers their user, typed.
 """
@@ -18,6 +19,7 @@ import time
 from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
@@ -54,6 +56,26 @@ class CachedTokenAuthentication(TokenAuthentication):
         if token.has_expired():
             raise exceptions.AuthenticationFailed("Token has expired.")
         return token.user, token
+
+
+class BearerTokenAuthentication(CachedTokenAuthentication):
+    """The same API tokens under `Authorization: Bearer <key>`."""
+
+    keyword = "Bearer"
+
+
+class BearerScheme(OpenApiAuthenticationExtension):
+    """The schema names the Bearer form apart from the Token one (same keys)."""
+
+    target_class = "config.auth.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: object) -> dict[str, str]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API token as `Authorization: Bearer <key>`",
+        }
 
 
 def _look_up(key: str) -> ApiToken:

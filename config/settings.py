@@ -255,6 +255,7 @@ FILE_UPLOAD_TEMP_DIR = env_str("INGEST_UPLOAD_TEMP_DIR", str(DATA_DIR / "tmp"))
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "config.auth.CachedTokenAuthentication",
+        "config.auth.BearerTokenAuthentication",
         # DRF's, but an upload settles its CSRF check after admission (refuse before reading).
         "config.session_auth.SessionAuthentication",
     ],
@@ -320,6 +321,7 @@ INGEST_TRUSTED_PROXIES = env_networks("INGEST_TRUSTED_PROXIES")
 INGEST_PROXY_COUNT = env_int("INGEST_PROXY_COUNT", 0, minimum=0)
 # Failures are kept (Access attempts in the admin); successful sign-ins are not logged.
 AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # no "AXES: BEGIN" banner on every manage.py command
 AXES_RESET_ON_SUCCESS = False
 
 # Mail, for password-reset links (Django's EMAIL_* settings). Unset: no mail is sent and

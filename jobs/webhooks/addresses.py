@@ -68,7 +68,8 @@ def parse(url: str) -> tuple[str, str, int, str]:
     if parts.scheme == "http" and settings.INGEST_HTTPS and not settings.INGEST_WEBHOOK_ALLOW_HTTP:
         raise InvalidWebhookURL(
             "This service sends webhooks over https only: use an https:// URL (events "
-            "carry your documents' names, and a signature alone does not hide them)."
+            "carry your documents' names, and a signature alone does not hide them), or "
+            "set INGEST_WEBHOOK_ALLOW_HTTP=1 for a receiver on a network you trust."
         )
     if not parts.hostname:
         raise InvalidWebhookURL("The URL has no host.")
@@ -143,7 +144,9 @@ def check(url: str, *, timeout: float | None = None) -> Target:
     if not settings.INGEST_WEBHOOK_ALLOW_PRIVATE and any(forbidden(a) for a in addresses):
         raise InvalidWebhookURL(
             f"The host {host!r} is not on a public address; webhooks are sent to public "
-            "addresses only."
+            "addresses only. To send them to a receiver on this machine or your own "
+            "network (e.g. while trying webhooks locally), start the service with "
+            "INGEST_WEBHOOK_ALLOW_PRIVATE=1."
         )
     if not addresses:
         raise InvalidWebhookURL(f"The host {host!r} has no address.")

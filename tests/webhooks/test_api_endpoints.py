@@ -103,6 +103,25 @@ def test_a_url_a_webhook_may_not_use_is_refused_with_its_reason(alice_client, ur
     assert not Endpoint.objects.exists()
 
 
+def test_a_local_url_refused_names_the_setting_that_allows_it(alice_client, settings):
+    settings.INGEST_WEBHOOK_ALLOW_PRIVATE = False
+
+    response = alice_client.post(WEBHOOKS, {"url": "http://127.0.0.1:9000/hook"}, format="json")
+
+    assert response.status_code == 400
+    assert "INGEST_WEBHOOK_ALLOW_PRIVATE=1" in response.json()["detail"]
+
+
+def test_an_http_url_refused_names_the_setting_that_allows_it(alice_client, settings):
+    settings.INGEST_HTTPS = True
+    settings.INGEST_WEBHOOK_ALLOW_HTTP = False
+
+    response = alice_client.post(WEBHOOKS, {"url": "http://93.184.215.14/hook"}, format="json")
+
+    assert response.status_code == 400
+    assert "INGEST_WEBHOOK_ALLOW_HTTP=1" in response.json()["detail"]
+
+
 def test_a_local_url_is_accepted_where_private_addresses_are_allowed(alice_client, settings):
     settings.INGEST_WEBHOOK_ALLOW_PRIVATE = True
 
