@@ -26,6 +26,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException
 
 from config import humanize
+from documents import file_kinds
 
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # the PDF header may follow some junk; pdfminer looks this far too
@@ -51,6 +52,21 @@ NOT_A_PDF = Rejection(
     f"The file is not a PDF: no %PDF- header in its first {MAGIC_WINDOW} bytes.",
     415,
 )
+
+
+def not_a_pdf(head: bytes) -> Rejection:
+    """NOT_A_PDF, saying what the file looks like when its first bytes tell (same code)."""
+    kind = file_kinds.guess(head)
+    if kind is None:
+        return NOT_A_PDF
+    if kind == file_kinds.TEXT:  # perhaps a PDF after too much junk: say where we looked
+        kind += f", with no %PDF- header in its first {MAGIC_WINDOW} bytes"
+    return Rejection(
+        NOT_A_PDF.code,
+        f"This is not a PDF (it looks like {kind}). Only PDFs are read: save or export it "
+        "as a PDF and send that.",
+        NOT_A_PDF.http_status,
+    )
 
 
 def too_many_files() -> Rejection:
@@ -178,7 +194,7 @@ class GuardedUploadHandler(FileUploadHandler):
         if len(current.head) < MAGIC_WINDOW:
             current.head += raw_data[: MAGIC_WINDOW - len(current.head)]
             if len(current.head) >= MAGIC_WINDOW and PDF_MAGIC not in current.head:
-                self._reject(current, NOT_A_PDF)
+                self._reject(current, not_a_pdf(current.head))
                 return None
         current.digest.update(raw_data)
         current.write(raw_data)
@@ -193,7 +209,7 @@ class GuardedUploadHandler(FileUploadHandler):
         if current.rejection is None and current.size == 0:
             current.rejection = EMPTY
         elif current.rejection is None and PDF_MAGIC not in current.head:
-            current.rejection = NOT_A_PDF
+            current.rejection = not_a_pdf(current.head)
         if current.rejection is not None:
             if current.spool is not None:
                 current.spool.close()

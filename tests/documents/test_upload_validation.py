@@ -71,7 +71,8 @@ def test_not_a_pdf_means_no_pdf_header_in_the_first_kilobyte_as_its_message_says
     error = refused.json()["results"][0]["error"]
     assert error == {
         "code": "not_a_pdf",
-        "detail": "The file is not a PDF: no %PDF- header in its first 1024 bytes.",
+        "detail": "This is not a PDF (it looks like plain text, with no %PDF- header in its "
+        "first 1024 bytes). Only PDFs are read: save or export it as a PDF and send that.",
     }
 
 
