@@ -21,25 +21,44 @@ class Refused(exceptions.APIException):
 
 NOT_FOUND = "Nothing here: the id is unknown or not yours, or the path is no API endpoint."
 NOT_AUTHENTICATED = (
-    "No credentials: send the header 'Authorization: Token <key>' (a key from "
-    "`manage.py create_token <user>`), or sign in at / for a session."
+    "No credentials: send the header 'Authorization: Token <key>' or 'Authorization: Bearer "
+    "<key>' (a key from the page's API tokens, /accounts/tokens/, or from `manage.py "
+    "create_token <user>`), or sign in at / for a session."
 )
+MULTIPART = "multipart/form-data"
 
 
-def _as_api_exception(exc: Exception) -> Exception:
+def _upload_hint(media_type: str) -> str:
+    return (
+        f"This endpoint takes {MULTIPART}, not a body of type {media_type!r}: send each file "
+        "as a form part named file, as `curl -F file=@report.pdf` does. (`curl --data-binary "
+        "@report.pdf` sends the file's bytes as the whole body, which is not read.)"
+    )
+
+
+def _as_api_exception(exc: Exception, request: object) -> Exception:
     # DRF answers Django's own 404 and 403 but without a code: give them DRF's (and one
     # wording that does not say whether an id exists for someone else).
     if isinstance(exc, Http404):
         return exceptions.NotFound(NOT_FOUND)
     if isinstance(exc, PermissionDenied):
         return exceptions.PermissionDenied(*exc.args)
-    if isinstance(exc, exceptions.NotAuthenticated):  # also for "Bearer <key>"
+    if isinstance(exc, exceptions.NotAuthenticated):
         exc.detail = exceptions.ErrorDetail(NOT_AUTHENTICATED, code=exc.default_code)
+    if isinstance(exc, exceptions.UnsupportedMediaType) and _takes_only_multipart(request):
+        # Nearly always `curl --data-binary @report.pdf` (a file as the whole body).
+        media_type = getattr(request, "content_type", "") or "none"
+        exc.detail = exceptions.ErrorDetail(_upload_hint(media_type), code=exc.default_code)
     return exc
 
 
+def _takes_only_multipart(request: object) -> bool:
+    parsers = getattr(request, "parsers", None) or []
+    return bool(parsers) and all(parser.media_type == MULTIPART for parser in parsers)
+
+
 def handle(exc: Exception, context: dict) -> Response | None:
-    exc = _as_api_exception(exc)
+    exc = _as_api_exception(exc, context.get("request"))
     response = exception_handler(exc, context)
     if response is None:
         return None

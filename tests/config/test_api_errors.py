@@ -89,7 +89,7 @@ def test_pages_outside_the_api_keep_djangos_html_404(client):
     assert response["Content-Type"].startswith("text/html")
 
 
-@pytest.mark.parametrize("header", [None, "Bearer some-key"])
+@pytest.mark.parametrize("header", [None, "Basic YWxpY2U6cGFzc3dvcmQ="])
 def test_requests_without_a_token_answer_401_saying_which_header(client, header):
     extra = {"HTTP_AUTHORIZATION": header} if header else {}
 
@@ -128,6 +128,27 @@ def test_an_upload_that_is_not_multipart_answers_415_unsupported_media_type(alic
     )
 
     assert_error(response, 415, "unsupported_media_type")
+
+
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "application/pdf"])
+def test_a_file_sent_as_the_whole_body_is_told_to_use_a_form_part(alice, broker, content_type):
+    # What `curl --data-binary @report.pdf` sends (curl's default type, or the one -H set).
+    client = Client(HTTP_AUTHORIZATION=f"Token {issue_token(alice).key}")
+
+    response = client.post("/api/documents/", make_pdf(), content_type=content_type)
+
+    body = assert_error(response, 415, "unsupported_media_type")
+    assert "-F file=@report.pdf" in body["detail"]
+    assert "--data-binary" in body["detail"]
+    assert repr(content_type) in body["detail"]
+
+
+def test_no_credentials_names_both_schemes_and_where_keys_are_made(client):
+    body = assert_error(client.get("/api/documents/"), 401, "not_authenticated")
+
+    assert "Authorization: Token <key>" in body["detail"]
+    assert "Authorization: Bearer <key>" in body["detail"]
+    assert "/accounts/tokens/" in body["detail"]
 
 
 def test_asking_for_html_answers_406_not_acceptable_in_json(alice_client):
