@@ -3,8 +3,9 @@
 Loading them starts nothing and writes nothing. Nothing set gives a working service on
 this machine once `manage.py embedded start` (the first step of `make run`) has started a
 private Postgres with pgvector and a private Redis under var/ (config/embedded.py): the
-settings point at where those listen. Every variable is listed in the README's
-configuration table.
+settings point at where those listen. Every variable is listed, with its default and
+meaning, in docs/running/configuration.md, which `python -m config.reference` writes from
+these reads and config/variables.py: a new variable needs its entry there.
 """
 
 import os
@@ -56,8 +57,11 @@ SECURE_SSL_REDIRECT = INGEST_HTTPS and INGEST_TRUST_X_FORWARDED_PROTO
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
 SESSION_COOKIE_SECURE = INGEST_HTTPS
 CSRF_COOKIE_SECURE = INGEST_HTTPS
-# Browsers send an https origin's HSTS header only ever over https: 0 sends none.
-SECURE_HSTS_SECONDS = env_int("INGEST_HSTS_SECONDS", 31_536_000, minimum=0) if INGEST_HTTPS else 0
+# Read (and checked) whatever INGEST_HTTPS says; each read is listed in the configuration
+# reference, which only sees the reads that run. Browsers heed an HSTS header only over
+# https: 0 sends none.
+INGEST_HSTS_SECONDS = env_int("INGEST_HSTS_SECONDS", 31_536_000, minimum=0)
+SECURE_HSTS_SECONDS = INGEST_HSTS_SECONDS if INGEST_HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("INGEST_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("INGEST_HSTS_PRELOAD", False)
 
@@ -201,25 +205,26 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_ROOT = Path(env_str("INGEST_MEDIA_ROOT", str(DATA_DIR / "media")))
 
 
-def _s3_storage(bucket: str) -> dict[str, object]:
+# Read whether or not INGEST_S3_BUCKET is set, so the configuration reference sees them.
+_S3_OPTIONAL = {
+    "endpoint_url": env_str("INGEST_S3_ENDPOINT_URL"),
+    "region_name": env_str("INGEST_S3_REGION"),
+    "access_key": env_str("INGEST_S3_ACCESS_KEY_ID"),
+    "secret_key": env_str("INGEST_S3_SECRET_ACCESS_KEY"),
+    "location": env_str("INGEST_S3_PREFIX").strip("/"),
+}
+
+
+def _s3_storage(bucket: str, optional: dict[str, str]) -> dict[str, object]:
     """django-storages' S3 backend on `bucket`, for AWS or any S3-compatible server.
 
     Unset optional variables are left out, so django-storages' own defaults and boto3's
     credential chain (AWS_ACCESS_KEY_ID, profiles, instance roles) apply.
     """
-    access_key = env_str("INGEST_S3_ACCESS_KEY_ID")
-    secret_key = env_str("INGEST_S3_SECRET_ACCESS_KEY")
-    if bool(access_key) != bool(secret_key):
+    if bool(optional["access_key"]) != bool(optional["secret_key"]):
         raise ConfigurationError(
             "Set both INGEST_S3_ACCESS_KEY_ID and INGEST_S3_SECRET_ACCESS_KEY, or neither"
         )
-    optional = {
-        "endpoint_url": env_str("INGEST_S3_ENDPOINT_URL"),
-        "region_name": env_str("INGEST_S3_REGION"),
-        "access_key": access_key,
-        "secret_key": secret_key,
-        "location": env_str("INGEST_S3_PREFIX").strip("/"),
-    }
     options: dict[str, object] = {
         "bucket_name": bucket,
         # Keys are made of ids; a clash must get a new name, never replace stored bytes.
@@ -238,7 +243,7 @@ def _s3_storage(bucket: str) -> dict[str, object]:
 INGEST_S3_BUCKET = env_str("INGEST_S3_BUCKET").strip()
 STORAGES = {
     "default": (
-        _s3_storage(INGEST_S3_BUCKET)
+        _s3_storage(INGEST_S3_BUCKET, _S3_OPTIONAL)
         if INGEST_S3_BUCKET
         else {"BACKEND": "django.core.files.storage.FileSystemStorage"}
     ),
@@ -327,13 +332,19 @@ AXES_RESET_ON_SUCCESS = False
 # Mail, for password-reset links (Django's EMAIL_* settings). Unset: no mail is sent and
 # the password-reset pages answer 404 (config/accounts/urls.py).
 INGEST_EMAIL_HOST = env_str("INGEST_EMAIL_HOST").strip()
+# Read (and checked) with no mail server too, so the configuration reference sees them.
+INGEST_EMAIL_PORT = env_int("INGEST_EMAIL_PORT", 587, minimum=1)
+INGEST_EMAIL_USER = env_str("INGEST_EMAIL_USER")
+INGEST_EMAIL_PASSWORD = env_str("INGEST_EMAIL_PASSWORD")
+INGEST_EMAIL_USE_TLS = env_bool("INGEST_EMAIL_USE_TLS", True)
+INGEST_EMAIL_FROM = env_str("INGEST_EMAIL_FROM", "ingest@localhost")
 if INGEST_EMAIL_HOST:
     EMAIL_HOST = INGEST_EMAIL_HOST
-    EMAIL_PORT = env_int("INGEST_EMAIL_PORT", 587, minimum=1)
-    EMAIL_HOST_USER = env_str("INGEST_EMAIL_USER")
-    EMAIL_HOST_PASSWORD = env_str("INGEST_EMAIL_PASSWORD")
-    EMAIL_USE_TLS = env_bool("INGEST_EMAIL_USE_TLS", True)
-    DEFAULT_FROM_EMAIL = env_str("INGEST_EMAIL_FROM", "ingest@localhost")
+    EMAIL_PORT = INGEST_EMAIL_PORT
+    EMAIL_HOST_USER = INGEST_EMAIL_USER
+    EMAIL_HOST_PASSWORD = INGEST_EMAIL_PASSWORD
+    EMAIL_USE_TLS = INGEST_EMAIL_USE_TLS
+    DEFAULT_FROM_EMAIL = INGEST_EMAIL_FROM
 else:
     EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
 
