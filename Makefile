@@ -21,8 +21,12 @@ $(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 install: $(VENV)/.installed-dev
 
 ## make run: web, ws, a worker per lane, the webhook deliverer and the sweeper from the Procfile (each restarted if it dies),
-## on the embedded services unless DATABASE_URL / REDIS_URL are set.
+## on the embedded services unless DATABASE_URL / REDIS_URL are set. Their ports are checked first;
+## the runner is exec'd, so it is make's only child, and its pid is in RUN_PIDFILE for `make stop`.
+RUN_PROCESSES := web ws worker-fast worker-batch worker-webhooks sweeper
+RUN_PIDFILE := $${INGEST_DATA_DIR:-var}/run.pid
 run: $(VENV)/.installed-base
+	PORT=$(PORT) $(PY) -m config.procfile --check --pidfile "$(RUN_PIDFILE)" $(RUN_PROCESSES)
 	$(PY) manage.py embedded start
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
@@ -37,9 +41,14 @@ run: $(VENV)/.installed-base
 	@echo "    curl -H \"Authorization: Token \$$TOKEN\" -F file=@tests/corpus/py-pdf__sample-files/004-pdflatex-4-pages/pdflatex-4-pages.pdf http://127.0.0.1:$(PORT)/api/documents/"
 	@echo "    curl -H \"Authorization: Token \$$TOKEN\" <status_url from that answer>   # until succeeded, failed or cancelled"
 	@echo
-	@echo "  Stop: Ctrl-C here stops the servers; then 'make stop-services' stops Postgres and Redis."
+	@echo "  Stop: Ctrl-C here, or 'make stop' in another shell, stops the servers; then 'make stop-services' stops Postgres and Redis."
 	@echo
-	PORT=$(PORT) $(PY) -m config.procfile web ws worker-fast worker-batch worker-webhooks sweeper
+	exec env PORT=$(PORT) $(PY) -m config.procfile --pidfile "$(RUN_PIDFILE)" --stop-with-parent $(RUN_PROCESSES)
+
+## make stop: stops the servers of a `make run` in another shell (or in the background), waiting until they are gone.
+.PHONY: stop
+stop: $(VENV)/.installed-base
+	$(PY) -m config.procfile --stop --pidfile "$(RUN_PIDFILE)"
 
 ## make browser: Debian's chromium for the browser tests (tests/browser), when missing.
 ## Nothing to do with CHROMIUM_PATH set (a browser of your own) or INGEST_SKIP_BROWSER_TESTS=1.
