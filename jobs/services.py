@@ -1,8 +1,8 @@
 """Every change of a job's state. Each is one conditional UPDATE on the expected state.
 
-The state machine (docs/design.md): queued → processing → succeeded | failed | queued (retry);
-queued | failed → cancelled; failed or stale → queued (a fresh attempt). A write that
-finds its row in another state changes nothing and says so, so a late or duplicate
+The state machine (docs/working/design.md): queued → processing → succeeded | failed |
+queued (retry); queued | failed → cancelled; failed or stale → queued (a fresh attempt). A
+write that finds its row in another state changes nothing and says so, so a late or duplicate
 actor can never move a job backwards. Every change is announced through the hub,
 jobs.events (the owner's pages, the metrics, alerts, webhooks), after commit. This is the
 one module that writes jobs_job and jobs_jobattempt (the upload's first insert is built
