@@ -42,6 +42,25 @@ def issue_token(user: User, *, name: str = "", expires_at: datetime | None = Non
     return Issued(token, key)
 
 
+def owned_tokens(user: User) -> list[ApiToken]:
+    """The user's tokens, newest first."""
+    return list(ApiToken.objects.filter(user=user).order_by("-created_at", "-id"))
+
+
+def owned_token(user: User, token_id: int) -> ApiToken:
+    """The user's token with this id; ApiToken.DoesNotExist for another user's."""
+    return ApiToken.objects.get(user=user, id=token_id)
+
+
+def revoke_token(*, user: User, token_id: int) -> ApiToken:
+    """Delete the user's token with this id and return it (ApiToken.DoesNotExist for an
+    unknown id or another user's). Processes that remember it (config/auth.py) refuse it
+    at the latest INGEST_TOKEN_CACHE_SECONDS later."""
+    token = owned_token(user, token_id)
+    token.delete()
+    return token
+
+
 def find_token(key: str) -> ApiToken | None:
     """The token with this key, its user loaded; None for an unknown key.
 
