@@ -3,8 +3,9 @@
 A path under /api/ that no route matches (a typo, an id that is not a UUID, which the
 `uuid` converters refuse before any view runs, or a missing final slash) reaches
 `NoSuchEndpoint`, the last route; 400s raised while Django reads a request and unhandled
-500s reach `bad_request` and `server_error`, the project's handler400 and handler500.
-Pages outside /api/ keep Django's.
+500s reach `bad_request` and `server_error`, the project's handler400 and handler500 (and
+a 404 or 403 a view outside DRF raises, `not_found` and `permission_denied`). Pages
+outside /api/ get Django's views, which render the site's templates/404.html and the like.
 """
 
 from django.core.exceptions import RequestDataTooBig
@@ -82,6 +83,19 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
             413,
         )
     return _error("bad_request", "The request could not be read.", 400)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    # A view outside DRF that raised Http404 on an /api/ path (DRF's own answer theirs).
+    if not request.path_info.startswith(API_PREFIX):
+        return defaults.page_not_found(request, exception)
+    return _error("not_found", "Nothing here: the path is no API endpoint.", 404)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not request.path_info.startswith(API_PREFIX):
+        return defaults.permission_denied(request, exception)
+    return _error("permission_denied", str(exception) or "Not allowed.", 403)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

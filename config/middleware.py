@@ -1,12 +1,17 @@
-"""Two answers the views never have to give themselves: 400 for a query string holding a
-NUL character (which no text column can store), and 503 + Retry-After, not 500, while the
-database cannot be reached."""
+"""Answers the views never have to give themselves: 400 for a query string holding a
+NUL character (which no text column can store), 400 with a page that says why for a host
+name the site does not answer to, and 503 + Retry-After, not 500, while the database
+cannot be reached."""
 
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.request import split_domain_port
+from django.shortcuts import render
 
 log = logging.getLogger(__name__)
 
@@ -61,3 +66,52 @@ class RefuseNulMiddleware:
                 return JsonResponse({"code": "invalid", "detail": NUL_DETAIL}, status=400)
             return HttpResponse(NUL_DETAIL, status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+HOST_SETTING = "DJANGO_ALLOWED_HOSTS"
+
+
+class DisallowedHostMiddleware:
+    """A request for a host name not in ALLOWED_HOSTS gets a 400 that says so: a page in
+    the site's style (JSON with a code under /api/), naming DJANGO_ALLOWED_HOSTS while
+    DJANGO_DEBUG is on. Django would answer an empty 400, or with DEBUG on its debug page
+    naming ALLOWED_HOSTS, a setting this project reads from the environment. Early in
+    MIDDLEWARE: the first get_host() (SecurityMiddleware's, CSRF's) would raise."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            request.get_host()
+        except DisallowedHost as exc:
+            # The logger and level Django's own handling uses for it.
+            logging.getLogger("django.security.DisallowedHost").error(str(exc))
+            return _disallowed_host(request)
+        return self.get_response(request)
+
+
+def _disallowed_host(request: HttpRequest) -> HttpResponse:
+    host = _raw_host(request)
+    name, _port = split_domain_port(host)
+    if request.path.startswith("/api/"):
+        detail = f"This server does not answer to the host name {host!r}."
+        if settings.DEBUG:
+            detail += f" To serve it, add {name or host!r} to {HOST_SETTING} (comma-separated)."
+        return JsonResponse({"code": "bad_request", "detail": detail}, status=400)
+    context = {
+        "host": host,
+        "name": name or host,
+        "setting": HOST_SETTING,
+        "allowed": settings.ALLOWED_HOSTS,
+        "debug": settings.DEBUG,
+    }
+    return render(request, "400_host.html", context, status=400)
+
+
+def _raw_host(request: HttpRequest) -> str:
+    """The host name get_host() refused: the trusted proxy's X-Forwarded-Host, or Host."""
+    meta = request.META
+    if getattr(settings, "USE_X_FORWARDED_HOST", False) and "HTTP_X_FORWARDED_HOST" in meta:
+        return str(meta["HTTP_X_FORWARDED_HOST"])
+    return str(meta.get("HTTP_HOST") or meta.get("SERVER_NAME", ""))

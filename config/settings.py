@@ -91,6 +91,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # X-Forwarded-Proto/-Host believed from INGEST_TRUSTED_PROXIES only (config/proxies.py).
     "config.proxies.TrustedProxiesMiddleware",
+    # A host name not in DJANGO_ALLOWED_HOSTS: a 400 page that says so, before get_host().
+    "config.middleware.DisallowedHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # ?q=a%00b: 400 `invalid` before any view meets text Postgres cannot hold.
     "config.middleware.RefuseNulMiddleware",

@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
@@ -16,6 +18,12 @@ from jobs.ops.exporter import metrics
 from jobs.webhooks.api import EndpointViewSet, SigningSecretView
 from search import pages as search_pages
 
+# The admin's header and titles (its pages link back to the site: templates/admin/).
+admin.site.site_header = "Ingest administration"
+admin.site.site_title = "Ingest admin"
+admin.site.index_title = "Documents, jobs, webhooks and accounts"
+admin.site.site_url = None  # its "View site" is our "Documents page" (admin/base_site.html)
+
 router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")
 router.register("api/webhooks", EndpointViewSet, basename="webhook-endpoint")
@@ -30,6 +38,8 @@ urlpatterns = [
     path("documents/<uuid:document_id>/delete/", pages.delete, name="page-delete"),
     path("search/", search_pages.results, name="page-search"),
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico where a page names no icon (the API's JSON, files).
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg")), name="favicon"),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),
     path("", include("jobs.ops.urls")),  # /ops/: the pipeline dashboard, for staff
@@ -62,6 +72,9 @@ urlpatterns = [
     re_path(r"^api(?:/[\s\S]*)?\Z", NoSuchEndpoint.as_view(), name="api-not-found"),
 ]
 
-# Errors Django itself answers (while reading a request, or unhandled): JSON under /api/.
+# Errors Django itself answers (while reading a request, or unhandled): JSON under /api/,
+# elsewhere pages in the site's style (templates/400.html, 403.html, 404.html, 500.html).
 handler400 = "config.api_fallbacks.bad_request"
+handler403 = "config.api_fallbacks.permission_denied"
+handler404 = "config.api_fallbacks.not_found"
 handler500 = "config.api_fallbacks.server_error"
