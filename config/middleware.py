@@ -93,15 +93,14 @@ class DisallowedHostMiddleware:
 
 def _disallowed_host(request: HttpRequest) -> HttpResponse:
     host = _raw_host(request)
-    name, _port = split_domain_port(host)
+    name = split_domain_port(host)[0] or host  # ALLOWED_HOSTS holds names without ports
     if request.path.startswith("/api/"):
-        detail = f"This server does not answer to the host name {host!r}."
+        detail = f"This server does not answer to the host name {name!r}."
         if settings.DEBUG:
-            detail += f" To serve it, add {name or host!r} to {HOST_SETTING} (comma-separated)."
+            detail += f" To serve it, add it to {HOST_SETTING} (comma-separated)."
         return JsonResponse({"code": "bad_request", "detail": detail}, status=400)
     context = {
-        "host": host,
-        "name": name or host,
+        "name": name,
         "setting": HOST_SETTING,
         "allowed": settings.ALLOWED_HOSTS,
         "debug": settings.DEBUG,

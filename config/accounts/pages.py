@@ -40,6 +40,7 @@ class NewTokenForm(forms.Form):
     name = forms.CharField(
         max_length=ApiToken._meta.get_field("name").max_length,
         strip=True,
+        error_messages={"required": "Give the token a name, to tell it from your others."},
         help_text="What it is for, to tell your tokens apart: laptop, ci, backup script.",
     )
     expires_in_days = forms.TypedChoiceField(
