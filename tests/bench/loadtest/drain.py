@@ -22,6 +22,10 @@ from tests.bench.loadtest.payloads import corpus_files
 from tests.bench.loadtest.sampler import Sample
 
 TOLERANCE = 0.25
+# Added to the allowance: a queue empties when a thread frees for its last job, which an
+# average rate cannot place closer than about one long job (a 117-page thesis reads in
+# seconds, slower beside other work), and the sampler looks every half second.
+SLACK_SECONDS = 5.0
 PER_JOB_SECONDS = 0.3  # a job's cost besides reading the PDF (tests.bench.pipeline: about this)
 
 
@@ -50,7 +54,7 @@ def drain(
     samples: list[Sample], final: Final, answers: list[Answer], last_upload: float, window: float
 ) -> tuple[Criterion, dict]:
     title = "After the last upload the queue drains as predicted"
-    limit = f"<= predicted + {TOLERANCE:.0%}"
+    limit = f"<= predicted + {TOLERANCE:.0%} + {SLACK_SECONDS:g} s"
     costs = _costs(answers)
     start = last_upload - window
     work_done, in_progress, finished = 0.0, 0.0, 0
@@ -99,6 +103,6 @@ def drain(
         f"predicted {predicted:.0f} s, oldest queued age back to 0 after {actual:.0f} s "
         f"({error:+.0%})",
         limit,
-        error <= TOLERANCE,
+        actual <= predicted * (1 + TOLERANCE) + SLACK_SECONDS,
         note,
     ), figures
