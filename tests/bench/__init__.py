@@ -4,8 +4,8 @@
 directory, serves the real app (`config.wsgi`), the floor (`tests.bench.floor`) and the Django
 floor (`tests.bench.django_floor`) with the same gunicorn settings, sends the same multipart
 uploads to each, and reports latency percentiles, throughput and the ratios real/floor
-against the targets, split into django/floor and real/django. BENCHMARKS.md explains the
-figures.
+against the targets, split into django/floor and real/django. docs/working/benchmarks.md
+explains the figures; the run's tables go to docs/working/benchmark-results.md.
 
 - `tests.bench.floor`: the floor, a raw WSGI app (store the file, insert one row, push the id).
 - `tests.bench.django_floor`: the same work as a bare Django view on the project's settings.
@@ -13,6 +13,6 @@ figures.
   client).
 - `tests.bench.services`: the private Postgres and Redis (tests.harness.services), the database
   set-up, gunicorn servers.
-- `tests.bench.report`: percentiles, targets, the table, BENCHMARKS.md and the JSON results.
+- `tests.bench.report`: percentiles, targets, the table, the results page and the JSON results.
 - `tests.bench.runner`: the command line and the order of the runs.
 """

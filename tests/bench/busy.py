@@ -16,7 +16,8 @@ Both rounds run twice, each pair on a fresh stack: with the Procfile's prioritie
 every process at the same priority (nice 0), to show that the workers' lower priority
 speeds up the answers without slowing the drain. Targets (issue 13): busy burst p99 <= 1.5
 x the idle burst p99 (with the Procfile's priorities), and the busy drain no more than 10 %
-longer than at the same priority. Writes the `bench-busy` section of BENCHMARKS.md.
+longer than at the same priority. Writes the `bench-busy` block of the results page
+(docs/working/benchmark-results.md).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from tests.bench.loadtest import client, payloads
 from tests.bench.loadtest.payloads import CorpusFile, Upload
 from tests.bench.loadtest.scenario import Params
 from tests.bench.loadtest.stack import Environment, LoadStack
-from tests.bench.report import code_version, describe_machine, percentile, write_section
-from tests.bench.services import BASE_DIR, prepare_database
+from tests.bench.report import RESULTS, code_version, describe_machine, percentile, write_section
+from tests.bench.services import prepare_database
 
 P99_LIMIT = 1.5  # busy burst p99 / idle burst p99, with the Procfile's priorities
 DRAIN_LIMIT = 1.10  # busy drain with priorities / at the same priority
@@ -239,7 +240,7 @@ def main() -> None:
     parser.add_argument("--preload", type=int, default=24)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     parser.add_argument(
         "--priorities",
         default="procfile,same",
@@ -257,7 +258,7 @@ def main() -> None:
     text = report(pairs, args, meta)
     print(text)
     if not args.no_write:
-        write_section(BASE_DIR / "BENCHMARKS.md", "bench-busy", text)
+        write_section(RESULTS, "bench-busy", text, by="python -m tests.bench.busy")
 
 
 if __name__ == "__main__":

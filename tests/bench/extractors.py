@@ -19,8 +19,7 @@ from pathlib import Path
 from search.pipeline.classify import nonspace
 from search.pipeline.reader import EXTRACTORS
 from search.pipeline.sandbox import Sandbox, read_in_sandbox
-from tests.bench.report import write_section
-from tests.bench.services import BASE_DIR
+from tests.bench.report import RESULTS, write_section
 from tests.factories import CORPUS, corpus_rows
 
 MAX_PAGES = 2000
@@ -99,14 +98,14 @@ def report(files: list[Path], results: dict[str, Result]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     args = parser.parse_args()
     files = succeeding_files()
     results = {name: measure(files, name) for name in EXTRACTORS}
     text = report(files, results)
     print(text)
     if not args.no_write:
-        write_section(BASE_DIR / "BENCHMARKS.md", "bench-extractors", text)
+        write_section(RESULTS, "bench-extractors", text, by="python -m tests.bench.extractors")
 
 
 if __name__ == "__main__":

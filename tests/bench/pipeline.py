@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.report import write_section
-from tests.bench.services import BASE_DIR, django_on_private_services
+from tests.bench.report import RESULTS, write_section
+from tests.bench.services import django_on_private_services
 from tests.factories import CORPUS, corpus_rows
 
 
@@ -98,7 +98,7 @@ def measure_small(count: int, limits: dict[str, int]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="only the first N files")
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     parser.add_argument(
         "--small", type=int, default=100, metavar="N", help="one-page PDFs to time (0: none)"
     )
@@ -109,7 +109,7 @@ def main() -> None:
     text = report(result)
     print(text)
     if not args.no_write:
-        write_section(BASE_DIR / "BENCHMARKS.md", "bench-pipeline", text)
+        write_section(RESULTS, "bench-pipeline", text, by="python -m tests.bench.pipeline")
 
 
 def report(r: dict[str, float]) -> str:

@@ -1,4 +1,4 @@
-"""Percentiles, targets, the markdown table, BENCHMARKS.md and the JSON results."""
+"""Percentiles, targets, the markdown table, the results page and the JSON results."""
 
 from __future__ import annotations
 
@@ -255,22 +255,33 @@ def markdown(results: list[Result], meta: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(path: Path, section: str, text: str) -> None:
-    """Replace what lies between the section's marker lines in path (append them if missing).
+# Every table a benchmark writes lives on this page, each between its markers; what the
+# figures mean, dated, is written by hand in benchmark-findings.md beside it.
+RESULTS = Path(__file__).resolve().parents[2] / "docs" / "working" / "benchmark-results.md"
+END_MARKER = "<!-- end generated -->"
 
-    A marker counts only on a line of its own, so prose may quote it.
+
+def start_marker(section: str, by: str) -> str:
+    return f"<!-- generated: {section}, by {by}: do not edit -->"
+
+
+def write_section(path: Path, section: str, text: str, *, by: str) -> None:
+    """Replace the generated block `section` in path, from its start marker (whichever
+    command it names) to the next end marker; a missing block is appended under a heading
+    of its own. `by` is the command that writes it, named in the start marker. A marker
+    counts only on a line of its own, so prose may quote it.
     """
-    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
-    content = path.read_text() if path.exists() else "# Benchmarks\n"
+    prefix = f"<!-- generated: {section}, by "
+    content = path.read_text() if path.exists() else "# Benchmark results\n"
     lines = content.splitlines(keepends=True)
     stripped = [line.strip() for line in lines]
-    block = f"{start}\n{text}{end}\n"
-    if start in stripped and end in stripped[stripped.index(start) :]:
-        first = stripped.index(start)
-        last = stripped.index(end, first)
-        content = "".join(lines[:first]) + block + "".join(lines[last + 1 :])
+    block = f"{start_marker(section, by)}\n{text}{END_MARKER}\n"
+    starts = [i for i, line in enumerate(stripped) if line.startswith(prefix)]
+    if starts and END_MARKER in stripped[starts[0] :]:
+        last = stripped.index(END_MARKER, starts[0])
+        content = "".join(lines[: starts[0]]) + block + "".join(lines[last + 1 :])
     else:
-        content = content.rstrip("\n") + "\n\n" + block
+        content = content.rstrip("\n") + f"\n\n## {section}\n\n" + block
     path.write_text(content)
 
 

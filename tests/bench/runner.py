@@ -54,8 +54,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--apps", default=",".join(APPS), help="comma list of floor,django,real")
     parser.add_argument("--clients", type=int, default=50, help="clients of the clients run")
     parser.add_argument("--burst", type=int, default=None, help="uploads in the burst (500)")
-    parser.add_argument("--section", default="bench", help="marked section of BENCHMARKS.md")
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--section", default="bench", help="generated block of the results page")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     args = parser.parse_args(argv)
     args.sizes = [_size(name) for name in args.sizes.split(",") if name]
     args.scenarios = [s for s in args.scenarios.split(",") if s]
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report.markdown(bench.results, meta)
     print("\n" + text)
     if not args.no_write:
-        report.write_section(BASE_DIR / "BENCHMARKS.md", args.section, text)
+        report.write_section(report.RESULTS, args.section, text, by="python -m tests.bench")
     path = report.write_json(
         BASE_DIR / "var" / "bench", meta["stamp"], dict(meta=meta, results=bench.results)
     )

@@ -12,8 +12,8 @@ import argparse
 import statistics
 import time
 
-from tests.bench.report import write_section
-from tests.bench.services import BASE_DIR, django_on_private_services
+from tests.bench.report import RESULTS, write_section
+from tests.bench.services import django_on_private_services
 
 TARGET_MS = 50.0
 
@@ -24,10 +24,10 @@ INSERT INTO auth_user (username, password, is_superuser, first_name, last_name, 
 SELECT 'bench' || n, '!', false, '', '', '', false, true, now()
 FROM generate_series(1, 100) AS n;
 
-INSERT INTO documents_document (id, owner_id, filename, size, sha256, storage_key, version,
-                                page_count, created_at, updated_at)
+INSERT INTO documents_document (id, owner_id, filename, size, stored_bytes, sha256, storage_key,
+                                version, page_count, created_at, updated_at)
 SELECT md5('doc' || n)::uuid, (SELECT min(id) FROM auth_user) + n % 100, 'file' || n || '.pdf',
-       100000, md5('doc' || n) || md5('doc' || n), 'bench/' || n, 1, 3, now(), now()
+       100000, 100000, md5('doc' || n) || md5('doc' || n), 'bench/' || n, 1, 3, now(), now()
 FROM generate_series(1, 10000) AS n;
 
 INSERT INTO jobs_job (id, document_id, owner_id, version, storage_key, lane, status, attempts,
@@ -102,14 +102,14 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1_000_000)
     parser.add_argument("--queued", type=int, default=3000)
     parser.add_argument("--scrapes", type=int, default=100)
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     args = parser.parse_args()
     with django_on_private_services("ingest-scrape-bench-"):
         result = measure(args.jobs, args.queued, args.scrapes)
     text = report(result)
     print(text)
     if not args.no_write:
-        write_section(BASE_DIR / "BENCHMARKS.md", "bench-scrape", text)
+        write_section(RESULTS, "bench-scrape", text, by="python -m tests.bench.scrape")
     if result["p95"] > TARGET_MS:
         raise SystemExit(f"a scrape took {result['p95']:.1f} ms at p95, over {TARGET_MS:g} ms")
 

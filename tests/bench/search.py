@@ -19,7 +19,7 @@ embedding provider (lexical: it finds shared words, knows nothing of meaning):
 
 Targets (issue 15): hybrid verbatim recall@5 >= 0.9; hybrid p95 <= 50 ms without the
 embedding; filtered recall@10 >= 0.95 for the small account. Writes the `bench-search`
-section of BENCHMARKS.md (not with --quick or --no-write) and the results as JSON
+block of docs/working/benchmark-results.md (not with --quick or --no-write) and the results as JSON
 (var/bench/bench-search-<time>.json, or `--json PATH`);
 exits non-zero when a target is missed (not with --quick).
 """
@@ -40,7 +40,14 @@ import psycopg
 from pgvector.psycopg import register_vector
 
 from tests.bench import search_quality, search_synthetic, search_vectors
-from tests.bench.report import code_version, describe_machine, percentile, write_json, write_section
+from tests.bench.report import (
+    RESULTS,
+    code_version,
+    describe_machine,
+    percentile,
+    write_json,
+    write_section,
+)
 from tests.bench.search_queries import query_texts, ready_chunks_sql
 from tests.bench.search_synthetic import Corpus, say
 from tests.bench.services import BASE_DIR, django_on_private_services
@@ -335,7 +342,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="a smoke run: small, not written")
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     parser.add_argument(
         "--json", type=Path, default=None, help="the results' file (var/bench/ without it)"
     )
@@ -366,7 +373,7 @@ def main(argv: list[str] | None = None) -> None:
         path = write_json(BASE_DIR / "var" / "bench", stamp, payload)
     say(f"results in {path}")
     if not args.no_write:
-        write_section(BASE_DIR / "BENCHMARKS.md", "bench-search", text)
+        write_section(RESULTS, "bench-search", text, by="python -m tests.bench.search")
     failed = [v["target"] for v in results["verdicts"] if not v["passed"]]
     if failed and not args.quick:
         raise SystemExit(f"missed: {'; '.join(failed)}")

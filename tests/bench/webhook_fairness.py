@@ -10,7 +10,7 @@ deliveries that each hold a thread for the attempt's whole 10 s budget. Target (
 B's median time from upload to succeeded with A's backlog within 1.3x of the idle one.
 Also shown: how many of A's attempts were under way at once (at most
 INGEST_WEBHOOK_MAX_CONCURRENT_PER_USER, 2), and B's own webhook's arrival time. Writes the
-`bench-webhooks` section of BENCHMARKS.md.
+`bench-webhooks` block of docs/working/benchmark-results.md.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from tests.bench.loadtest import client, payloads
 from tests.bench.loadtest.payloads import Upload
 from tests.bench.loadtest.scenario import Params
 from tests.bench.loadtest.stack import Environment
-from tests.bench.report import code_version, describe_machine, write_section
-from tests.bench.services import BASE_DIR, prepare_database
+from tests.bench.report import RESULTS, code_version, describe_machine, write_section
+from tests.bench.services import prepare_database
 
 RATIO_LIMIT = 1.3
 ENDPOINTS = 10  # the default endpoint limit
@@ -253,12 +253,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     args = parser.parse_args()
     text = report(run(args), args)
     print(text)
     if not args.no_write:
-        write_section(BASE_DIR / "BENCHMARKS.md", "bench-webhooks", text)
+        write_section(RESULTS, "bench-webhooks", text, by="python -m tests.bench.webhook_fairness")
 
 
 if __name__ == "__main__":

@@ -202,14 +202,14 @@ def write_report(outcome: Outcome, out: Path) -> Path:
     fig = _figures(data)
     page = out / "report.html"
     page.write_text(render(data, fig))
-    # The key figure alone, for BENCHMARKS.md (docs/loadtest/).
+    # The key figure alone, for the findings (docs/images/, docs/working/benchmark-findings.md).
     (out / "timeline.png").write_bytes(fig["timeline.png"])
     (out / "summary.md").write_text(markdown(data))
     return page
 
 
 def markdown(data: dict) -> str:
-    """The criteria and the acknowledgement by class as markdown (for BENCHMARKS.md)."""
+    """The criteria and the acknowledgement by class as markdown (for the findings page)."""
     lines = ["| | criterion | measured | limit |", "|---|---|---|---|"]
     for c in data["criteria"]:
         word = "PASS" if c["passed"] else "**FAIL**"

@@ -39,8 +39,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=CONNECT_CONCURRENCY,
         help=f"handshakes in flight at once ({CONNECT_CONCURRENCY})",
     )
-    parser.add_argument("--section", default=SECTION, help="marked section of BENCHMARKS.md")
-    parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument("--section", default=SECTION, help="generated block of the results page")
+    parser.add_argument("--no-write", action="store_true", help="leave the results page alone")
     args = parser.parse_args(argv)
     if args.steps:
         args.steps = sorted({int(n) for n in args.steps.split(",") if n})
@@ -108,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     text = markdown(bench.results, meta)
     print("\n" + text)
     if not args.no_write:
-        report.write_section(BASE_DIR / "BENCHMARKS.md", args.section, text)
+        report.write_section(
+            report.RESULTS, args.section, text, by="python -m tests.bench.websockets"
+        )
     path = report.write_json(
         BASE_DIR / "var" / "bench",
         f"websockets-{meta['stamp']}",

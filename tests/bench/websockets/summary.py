@@ -1,4 +1,4 @@
-"""What a run found, as a line per step, a BENCHMARKS.md section and a verdict."""
+"""What a run found, as a line per step, a block of the results page and a verdict."""
 
 from __future__ import annotations
 
