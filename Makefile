@@ -73,7 +73,7 @@ test: $(VENV)/.installed-dev browser
 
 ## make loadtest: N users upload real PDFs at once to a private stack while a worker is
 ## killed, Redis and Postgres restart and the provider says 429; PASS/FAIL per criterion
-## and a report in var/loadtest/<time>/report.html (README "Load test").
+## and a report in var/loadtest/<time>/report.html (docs/working/loadtest.md).
 LOADTEST_USERS ?= 500
 loadtest: $(VENV)/.installed-dev
 	$(PY) -m tests.bench.loadtest --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
@@ -85,7 +85,7 @@ chaos: $(VENV)/.installed-dev
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
 ## /metrics scrape over a million job rows, search, and one account's hanging webhooks beside
-## another's uploads (BENCHMARKS.md). BENCH_WS_ARGS=--quick: a short run.
+## another's uploads (docs/working/benchmarks.md). BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev
 	$(PY) -m tests.bench $(BENCH_ARGS)
 	$(PY) -m tests.bench.busy
@@ -96,14 +96,20 @@ bench: $(VENV)/.installed-dev
 	$(PY) -m tests.bench.search
 	$(PY) -m tests.bench.webhook_fairness
 
-## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), every pinned
-## requirement installs as a wheel on CPython 3.11-3.13, and none has a known vulnerability
-## that a release fixes (pip-audit, requirements/audit.py).
+## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the configuration
+## reference as the code writes it (python -m config.reference, in a temporary directory), the
+## docs site built strictly (a broken link or anchor, or a page not in mkdocs.yml's nav, fails),
+## every pinned requirement installs as a wheel on CPython 3.11-3.13, and none has a known
+## vulnerability that a release fixes (pip-audit, requirements/audit.py).
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
+	@tmp=$$(mktemp -d) && $(PY) -m config.reference --output $$tmp/configuration.md && \
+	if diff -u docs/running/configuration.md $$tmp/configuration.md; then rm -rf $$tmp; else \
+		rm -rf $$tmp; echo "docs/running/configuration.md is out of date: run $(PY) -m config.reference" >&2; exit 1; fi
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir var/site
 	$(PY) requirements/check_wheels.py
 	$(PY) requirements/audit.py
 

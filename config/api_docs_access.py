@@ -1,5 +1,5 @@
 """Who may read the API's schema and its docs pages: anyone (INGEST_API_DOCS_PUBLIC, the
-default: they describe the API the README already publishes, and hold no one's data), or
+default: they describe the API the docs already publish, and hold no one's data), or
 only signed-in users. Then the schema wants a session or an API token like any endpoint
 (401 `not_authenticated` otherwise), and the docs pages send a browser to the sign-in page.
 

@@ -1,4 +1,4 @@
-"""gunicorn settings for the `web` process (Procfile). Threads, not async: see README.
+"""gunicorn settings for the `web` process (Procfile). Threads, not async: docs/running/serving.md.
 
 gunicorn loads this file by path, from the checkout (the Procfile's working directory),
 so `config.env` imports as it does in Django: a bad value stops gunicorn with its message.

@@ -6,8 +6,8 @@ counts to files in that directory and /metrics adds them up. What the database a
 knows (jobs by state, queue age, workers) is not counted here: jobs.ops.collector reads it
 when Prometheus scrapes.
 
-These names and labels are a contract with dashboards and alert rules (README,
-"Operations"): add new ones freely, never rename.
+These names and labels are a contract with dashboards and alert rules
+(docs/running/operations.md): add new ones freely, never rename.
 """
 
 import os

@@ -44,7 +44,7 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 # --------------------------------------------------------------------------- HTTPS
 
-# Served over https by a proxy that terminates TLS (README "Serving"): cookies only over
+# Served over https by a proxy that terminates TLS (docs/running/serving.md): cookies only over
 # https, and HSTS. Django learns that a request came over https from the proxy's
 # X-Forwarded-Proto only when told to trust it: a client that reaches the web process
 # directly could send the header itself. Trusting it also redirects plain-http requests
@@ -73,7 +73,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    # Login attempts counted per address and per user name, and lockouts (README).
+    # Login attempts counted per address and per user name, and lockouts (docs/using/page.md).
     "axes",
     # API tokens kept as hashes (config/accounts/models.py).
     "config.accounts",

@@ -7,8 +7,8 @@ threads would drain it in time (the scaling signal, `ingest_workers_wanted`).
                       clamped to INGEST_MIN_WORKERS .. INGEST_MAX_WORKERS
 
 `queued` counts only jobs that are due (a retry waiting out its backoff needs no thread
-yet); `processing` jobs hold a thread each until they end. The README ("Operations")
-states the same formula for whoever autoscales on it.
+yet); `processing` jobs hold a thread each until they end. docs/running/scaling.md states
+the same formula for whoever autoscales on it.
 """
 
 import math

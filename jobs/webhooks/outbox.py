@@ -35,8 +35,8 @@ class JobEventData(TypedDict):
 
 
 class JobEventBody(TypedDict):
-    """What every delivery of a document.succeeded / document.failed event sends (README,
-    "Webhooks"): a contract with receivers. Stored as the event's payload and sent as
+    """What every delivery of a document.succeeded / document.failed event sends
+    (docs/using/webhooks.md): a contract with receivers. Stored as the event's payload and sent as
     signing.body makes it (keys sorted), the same bytes on every redelivery."""
 
     type: str

@@ -1,4 +1,4 @@
-"""HTTPS behind a proxy: the README's production environment passes `check --deploy`,
+"""HTTPS behind a proxy: the docs' production environment passes `check --deploy`,
 turns on secure cookies, HSTS and the proxy's X-Forwarded-Proto; under it, status URLs,
 `Location` and the page's socket use https and wss."""
 
@@ -21,10 +21,10 @@ from tests.factories import make_pdf
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def readme_production_environment() -> dict[str, str]:
-    """The NAME=value lines of the sh block under the README's "HTTPS behind a proxy"."""
-    readme = (ROOT / "README.md").read_text()
-    after = readme[readme.index("### HTTPS behind a proxy") :]
+def documented_production_environment() -> dict[str, str]:
+    """The NAME=value lines of the sh block under "HTTPS behind a proxy" in the serving docs."""
+    page = (ROOT / "docs" / "running" / "serving.md").read_text()
+    after = page[page.index("## HTTPS behind a proxy") :]
     block = re.search(r"```sh\n(.*?)```", after, re.DOTALL).group(1)
     pairs = [line.split("#")[0].strip() for line in block.splitlines()]
     environment = dict(pair.split("=", 1) for pair in pairs if pair)
@@ -49,9 +49,9 @@ def run_with(
     )
 
 
-def test_check_deploy_is_clean_with_the_readme_production_environment(tmp_path):
+def test_check_deploy_is_clean_with_the_documented_production_environment(tmp_path):
     checked = run_with(
-        readme_production_environment(),
+        documented_production_environment(),
         tmp_path,
         "manage.py",
         "check",
@@ -87,7 +87,7 @@ def settings_under(environment: dict[str, str], tmp_path: Path) -> dict:
 
 
 def test_the_production_environment_turns_https_on(tmp_path):
-    shown = settings_under(readme_production_environment(), tmp_path)
+    shown = settings_under(documented_production_environment(), tmp_path)
 
     assert shown == {
         "SESSION_COOKIE_SECURE": True,

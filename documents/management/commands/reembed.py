@@ -282,7 +282,7 @@ def _refuse_a_size_change() -> None:
         f"again: 1. stop the workers; 2. in a migration, delete the chunks and ALTER TABLE "
         f"search_chunk ALTER COLUMN embedding TYPE vector({configured}), applied with "
         f"`manage.py migrate --skip-checks`; 3. start the workers with the new settings; "
-        f"4. run `manage.py reembed` (README: Embeddings)."
+        f"4. run `manage.py reembed` (docs/running/embeddings.md)."
     )
 
 

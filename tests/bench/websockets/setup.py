@@ -77,7 +77,7 @@ class Daphne(Server):
         self.command = [sys.executable, "-m", "daphne"]
         self.command += ["--bind", "127.0.0.1", "--port", str(self.port)]
         self.command += ["config.ws_app:application"]
-        # As the Procfile's `ws` line: no per-call health check (see README, Serving).
+        # As the Procfile's `ws` line: no per-call health check (docs/running/serving.md).
         self.env = dict(env, DATABASE_CONN_HEALTH_CHECKS="false")
         self.log = logs / "daphne.log"
         self.process = None
