@@ -96,7 +96,10 @@ TOPICS = [
                 shown="random, kept in `var/secret_key`",
             ),
             "DJANGO_DEBUG": _m("Django's debug mode; never in production."),
-            "DJANGO_ALLOWED_HOSTS": _m("Host names the site answers to; any other gets 400."),
+            "DJANGO_ALLOWED_HOSTS": _m(
+                "Host names the site answers to; any other gets 400 (a page that names this "
+                "setting while `DJANGO_DEBUG` is on)."
+            ),
             "DJANGO_CSRF_TRUSTED_ORIGINS": _m(
                 "Origins trusted for CSRF and by the status socket's origin check, e.g. "
                 "`https://ingest.example.com`."
@@ -106,6 +109,14 @@ TOPICS = [
                 "",
                 "Django's `createsuperuser --noinput`",
                 "The password `createsuperuser --noinput` gives the new user (the quick start).",
+            ),
+            "DJANGO_USER_PASSWORD": _declared(
+                "text",
+                "",
+                "`manage.py create_user --noinput`",
+                "The password `create_user --noinput` gives the new normal (non-staff) user; "
+                "unset, the user has none (API tokens work, signing in waits for "
+                "`changepassword`).",
             ),
             "DJANGO_SETTINGS_MODULE": _declared(
                 "text",
