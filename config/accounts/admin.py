@@ -1,7 +1,8 @@
 """API tokens in the admin: who has which (by the key's first characters), since when,
 until when; delete one to revoke it. There is no "add": a key is shown only to whoever
-makes it (`manage.py create_token`), and only its hash is kept, so there is nothing to
-show or edit here. Login lockouts are django-axes' own admin (Access attempts)."""
+makes it (on the page's /accounts/tokens/, or `manage.py create_token`), and only its hash
+is kept, so there is nothing to show or edit here. Users are Django's own UserAdmin.
+Login lockouts are django-axes' own admin (Access attempts)."""
 
 from django.contrib import admin
 from django.http import HttpRequest
