@@ -2,11 +2,9 @@
 
 import hashlib
 import logging
-import re
 import uuid
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
@@ -23,6 +21,7 @@ from documents import admission
 from documents.insert import insert_document_with_job
 from documents.models import Document
 from documents.uploads import display_name
+from jobs import failures
 from jobs import services as jobs
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 
@@ -201,49 +200,21 @@ def retry_document(*, document_id: uuid.UUID, owner_id: int, admitted: bool) -> 
             admission.admit(signed_in=lambda: owner_id)
         # The retry tells the failed upload's own webhook, if it had one, how it ends.
         job = _queue_new_job(document, webhook_url=current.webhook_url)
+        jobs.record_retry(job_ids=[current.id])
     admission.note_admitted(user_id=owner_id, jobs=1)
     return job
-
-
-# Failures whose cause is the file's bytes: the same bytes fail the same way, so a retry
-# would only spend a worker on them again. A new version (other bytes) is the way out.
-FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text")
-# The page count and limit in too_many_pages' detail, as both readers write it
-# (search/pipeline/reader.py, reader_pdfium.py): "The PDF has 2500 pages; the limit is 2000."
-_PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")
 
 
 def retry_refusal(job: Job | None) -> str | None:
     """Why the document whose current job is `job` may not be retried, or None when it may.
 
-    Only a failed job is retried. `not_a_pdf`, `encrypted`, `corrupt` and `no_text` are the
-    file's own: no setting changes how they end (there is no OCR to switch on, and a
-    damaged or locked file stays so). `too_many_pages` is the file against
-    INGEST_MAX_PAGES: it may be retried once the limit is at least the file's page count,
-    read from the failure's detail. Every other failure (the embedding service, workers,
-    time) may be retried. Staff can still retry
-    any failed job from the admin's dead-letter console.
+    Only a failed job is retried, and not one that failed because of its file
+    (jobs.failures.file_refusal: the rule the admin's bulk retry follows too).
     """
     if job is None or job.status != JobStatus.FAILED:
         state = job.status if job else "without a job"
         return f"Only a failed document can be retried; this one is {state}."
-    code = job.error_code
-    if code in FILE_FAILURES:
-        return (
-            f"It failed because of the file itself ({code}); retrying the same file would "
-            "fail the same way. Upload a corrected copy as a new version instead."
-        )
-    if code == "too_many_pages":
-        limit = settings.INGEST_MAX_PAGES
-        found = _PAGES.search(job.error_detail)
-        if found is None:  # no count on record: nothing says the file would fit now
-            return f"It has more pages than the limit of {limit}; retrying would fail again."
-        if int(found["pages"]) > limit:
-            return (
-                f"It has {found['pages']} pages and the limit is {limit}; retrying would "
-                "fail the same way."
-            )
-    return None
+    return failures.file_refusal(job)
 
 
 def _queue_new_job(document: Document, *, webhook_url: str = "", lane: Lane | None = None) -> Job:

@@ -9,10 +9,12 @@ callers of services.retry_jobs and services.cancel_jobs.
 
 import uuid
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_permission_codename
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
@@ -22,7 +24,16 @@ from django.utils.safestring import SafeString
 from config import humanize
 from config.auth import signed_in_user
 from jobs import services
-from jobs.admin_display import plural, preformatted, short_age, status_badge
+from jobs.admin_display import (
+    breakable,
+    left_alone,
+    plural,
+    preformatted,
+    retry_report,
+    short_age,
+    short_time,
+    status_badge,
+)
 from jobs.admin_filters import ErrorCodeFilter, ReplacedFilter, id_range
 from jobs.models import DeadLetter, Job, JobAttempt, JobStatus
 from jobs.redact import scrub
@@ -97,10 +108,10 @@ class JobAdmin(admin.ModelAdmin):
         "owner",
         "status_label",
         "lane",
-        "attempts",
-        "error_code",
+        "attempts_made",
+        "error_code_label",
         "age",
-        "finished_at",
+        "finished_short",
     ]
     list_display_links = ["short_id"]
     list_select_related = ["document", "owner"]
@@ -117,7 +128,7 @@ class JobAdmin(admin.ModelAdmin):
     )
     # Counting every job on each page load costs a scan of a table that only grows.
     show_full_result_count = False
-    actions = ["retry_selected", "cancel_selected"]
+    actions = ["retry_selected", "retry_selected_file_failures_too", "cancel_selected"]
     inlines = [JobAttemptInline]
     fieldsets = [
         (
@@ -130,7 +141,7 @@ class JobAdmin(admin.ModelAdmin):
                     "version",
                     "lane",
                     "status_label",
-                    "attempts",
+                    "attempts_in_full",
                     "progress",
                 ]
             },
@@ -157,6 +168,7 @@ class JobAdmin(admin.ModelAdmin):
         *(field.name for field in Job._meta.fields),
         "document_link",
         "status_label",
+        "attempts_in_full",
         "progress",
         "error_detail_block",
     ]
@@ -180,6 +192,19 @@ class JobAdmin(admin.ModelAdmin):
 
     def has_cancel_permission(self, request: HttpRequest) -> bool:
         return has_job_permission(request, "change")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # The attempts made are the history's rows: `attempts` counts only those since the
+        # last retry (what INGEST_MAX_ATTEMPTS limits). A subquery per listed row, left out
+        # of the list's count query (it names no filter).
+        made = (
+            JobAttempt.objects.filter(job=OuterRef("pk"))
+            .order_by()
+            .values("job")
+            .annotate(n=Count("*"))
+            .values("n")
+        )
+        return super().get_queryset(request).annotate(attempts_made=Coalesce(Subquery(made), 0))
 
     # ----------------------------------------------------------------- search
 
@@ -212,6 +237,31 @@ class JobAdmin(admin.ModelAdmin):
     def age(self, job: Job) -> str:
         return short_age(timezone.now() - job.created_at)
 
+    @admin.display(description="attempts", ordering="attempts_made")
+    def attempts_made(self, job: Job) -> str:
+        """Every attempt in the history (on the detail page, also those since a retry).
+        Never fewer than `attempts`: rows from before the history was kept have none."""
+        made = max(getattr(job, "attempts_made", 0), job.attempts)
+        return str(made)
+
+    @admin.display(description="attempts")
+    def attempts_in_full(self, job: Job) -> str:
+        made = self.attempts_made(job)
+        if made == str(job.attempts):
+            return made
+        return (
+            f"{made} ({job.attempts} since the last retry, of the "
+            f"{settings.INGEST_MAX_ATTEMPTS} a round may use)"
+        )
+
+    @admin.display(description="error code", ordering="error_code")
+    def error_code_label(self, job: Job) -> SafeString | None:
+        return breakable(job.error_code) if job.error_code else None
+
+    @admin.display(description="finished", ordering="finished_at")
+    def finished_short(self, job: Job) -> SafeString | str:
+        return "" if job.finished_at is None else short_time(job.finished_at)
+
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:
         return f"{job.progress_done} / {job.progress_total}"
@@ -224,16 +274,21 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.action(description="Retry selected jobs", permissions=["retry"])
     def retry_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._retry(request, queryset, file_failures_too=False)
+
+    @admin.action(
+        description="Retry selected jobs, failures of the file too (its stored copy repaired)",
+        permissions=["retry"],
+    )
+    def retry_selected_file_failures_too(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._retry(request, queryset, file_failures_too=True)
+
+    def _retry(self, request: HttpRequest, queryset: QuerySet, *, file_failures_too: bool) -> None:
         selected = list(queryset.values_list("id", flat=True))
-        requeued = services.retry_jobs(job_ids=selected)
-        self._log(request, requeued, "Retried: a fresh attempt, sent to the queue.")
-        self._report(
-            request,
-            verb="Retried",
-            done=len(requeued),
-            selected=len(selected),
-            eligible="failed or stale",
-        )
+        retried = services.retry_jobs(job_ids=selected, file_failures_too=file_failures_too)
+        self._log(request, retried.requeued, "Retried: a fresh attempt, sent to the queue.")
+        text, complete = retry_report(retried, selected=len(selected))
+        self.message_user(request, text, messages.SUCCESS if complete else messages.WARNING)
 
     @admin.action(description="Cancel selected jobs", permissions=["cancel"])
     def cancel_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
@@ -252,12 +307,11 @@ class JobAdmin(admin.ModelAdmin):
     def _report(
         self, request: HttpRequest, *, verb: str, done: int, selected: int, eligible: str
     ) -> None:
-        """'Retried 18 jobs; 2 were not failed or stale and were left alone.'"""
+        """'Cancelled 18 jobs; 2 were not queued or failed and were left alone.'"""
         text = f"{verb} {done} {plural(done, 'job', 'jobs')}"
         left = selected - done
         if left:
-            was = plural(left, "was", "were")
-            text += f"; {left} {was} not {eligible} and {was} left alone"
+            text += f"; {left_alone(left, eligible)}"
         self.message_user(request, f"{text}.", messages.WARNING if left else messages.SUCCESS)
 
     def _log(self, request: HttpRequest, job_ids: list[uuid.UUID], message: str) -> None:
@@ -280,11 +334,11 @@ class DeadLetterAdmin(JobAdmin):
         "document_link",
         "owner",
         "lane",
-        "attempts",
-        "error_code",
+        "attempts_made",
+        "error_code_label",
         "error_summary",
         "age",
-        "finished_at",
+        "finished_short",
     ]
     list_filter = [
         ErrorCodeFilter,

@@ -9,6 +9,8 @@ written for the person who uploaded the file, saying what happened and, where th
 one, what to do.
 """
 
+import re
+
 from django.conf import settings
 
 from jobs.models import Job, JobStatus
@@ -50,6 +52,43 @@ FALLBACK = "Processing failed for a reason on our side; the operators can see wh
 
 # Codes that end a job only after its attempts ran out: the sentence says how many.
 GAVE_UP = ("retries_exhausted", "timeout", "crashed")
+
+
+# Failures whose cause is the file's bytes: the same bytes fail the same way, so a retry
+# would only spend a worker on them again. A new version (other bytes) is the way out.
+FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text")
+# The page count and limit in too_many_pages' detail, as both readers write it
+# (search/pipeline/reader.py, reader_pdfium.py): "The PDF has 2500 pages; the limit is 2000."
+_PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")
+
+
+def file_refusal(job: Job) -> str | None:
+    """Why retrying the failed job would fail the same way because of its file, or None
+    when a retry may end otherwise. The one rule for the API's retry (documents.services.
+    retry_refusal) and the admin's (jobs.services.retry_jobs).
+
+    `not_a_pdf`, `encrypted`, `corrupt` and `no_text` are the file's own: no setting
+    changes how they end (there is no OCR to switch on, and a damaged or locked file stays
+    so). `too_many_pages` is the file against INGEST_MAX_PAGES: retryable once the limit
+    is at least the file's page count, read from the failure's detail. Every other
+    failure (the embedding service, workers, time) may end otherwise."""
+    code = job.error_code
+    if code in FILE_FAILURES:
+        return (
+            f"It failed because of the file itself ({code}); retrying the same file would "
+            "fail the same way. Upload a corrected copy as a new version instead."
+        )
+    if code == "too_many_pages":
+        limit = settings.INGEST_MAX_PAGES
+        found = _PAGES.search(job.error_detail)
+        if found is None:  # no count on record: nothing says the file would fit now
+            return f"It has more pages than the limit of {limit}; retrying would fail again."
+        if int(found["pages"]) > limit:
+            return (
+                f"It has {found['pages']} pages and the limit is {limit}; retrying would "
+                "fail the same way."
+            )
+    return None
 
 
 def sentence(code: str) -> str:

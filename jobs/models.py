@@ -103,6 +103,12 @@ class JobQuerySet(models.QuerySet["Job"]):
             enqueued_at__lt=sent_before,
         ).order_by("enqueued_at")
 
+    def dead_letters(self) -> "JobQuerySet":
+        """Failed and still its document's current job: work for an operator. A failed
+        job that a retry or a newer version has replaced is history (the admin's
+        dead-letter list shows those too, behind its "replaced" filter)."""
+        return self.filter(status=JobStatus.FAILED, document__current_job=F("id"))
+
     def running(self) -> "JobQuerySet":
         """Processing and not stale: attempts alive now, each holding a worker thread and
         a place in its owner's fair share of the lane."""
@@ -232,11 +238,22 @@ class JobAttempt(models.Model):
     error_code = models.CharField(max_length=64, blank=True)
     error_message = models.TextField(blank=True)
     traceback = models.TextField(blank=True)
+    # When someone retried the job after this attempt, its last one then (an operator in
+    # the admin, or the owner, whose retry is a new job): the ops history counts it among
+    # the retries then, as it counts an automatic retry at finished_at.
+    retried_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["job", "number"]
         # The scaling signal and the ops history read the attempts that ended lately.
-        indexes = [models.Index(fields=["finished_at"], name="attempt_finished_at")]
+        indexes = [
+            models.Index(fields=["finished_at"], name="attempt_finished_at"),
+            models.Index(
+                fields=["retried_at"],
+                name="attempt_retried_at",
+                condition=Q(retried_at__isnull=False),
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["job", "number"], name="one_record_per_attempt")
         ]

@@ -12,16 +12,18 @@ here, first_job; the senders stamp `enqueued_at`: jobs.queue, jobs.sweeper).
 import enum
 import random
 import uuid
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Max, Q, QuerySet
+from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from jobs import events, fairness, redact
+from jobs import events, failures, fairness, redact
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane, Stage
 from jobs.queue import send_job_on_commit
 
@@ -433,17 +435,46 @@ def expire_job(*, job_id: uuid.UUID) -> bool:
 # --------------------------------------------------------------------------- operators
 
 
-def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
-    """A fresh attempt for each failed or stale job: attempts start again at
-    zero, the error is cleared, and the id is sent after commit. Jobs in any other state
-    are left alone. Returns the ids that were re-queued."""
+# Why retry_jobs left a failed job failed, besides its error code (a file failure).
+REPLACED = "replaced"
+
+
+@dataclass(frozen=True)
+class Retried:
+    """What retry_jobs did: the ids re-queued, and how many failed jobs it left failed,
+    by reason: their error code (the file would fail the same way) or REPLACED."""
+
+    requeued: list[uuid.UUID]
+    skipped: dict[str, int]
+
+
+def retry_jobs(*, job_ids: list[uuid.UUID], file_failures_too: bool = False) -> Retried:
+    """A fresh attempt for each failed or stale job: `attempts` (what counts against
+    INGEST_MAX_ATTEMPTS) starts again at zero, the error is cleared, the job's last
+    attempt is stamped `retried_at` (the ops history counts it among the retries), and
+    the id is sent after commit. Jobs in any other state are left alone, and so are
+    failed jobs that a newer job of their document replaced and, unless
+    `file_failures_too` (the stored file was repaired), those whose file would fail the
+    same way (jobs.failures.file_refusal, the API's rule): those are in `skipped`."""
     now = timezone.now()
-    requeued = []
     with transaction.atomic():
         retryable = Job.objects.filter(status=JobStatus.FAILED) | Job.objects.stale()
-        jobs = list(retryable.select_for_update(skip_locked=True).filter(id__in=job_ids))
+        found = (
+            retryable.select_for_update(of=("self",), skip_locked=True)
+            .filter(id__in=job_ids)
+            .select_related("document")
+        )
+        skipped: Counter[str] = Counter()
+        jobs = []
+        for job in found:
+            reason = _left_failed(job, file_failures_too=file_failures_too)
+            if reason:
+                skipped[reason] += 1
+            else:
+                jobs.append(job)
         for job in jobs:
             events.attempts_lost(_close_open_attempts(job))
+        record_retry(job_ids=[job.id for job in jobs], now=now)
         Job.objects.filter(id__in=[job.id for job in jobs]).update(
             status=JobStatus.QUEUED,
             attempts=0,
@@ -459,9 +490,29 @@ def retry_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:
         )
         for job in jobs:
             send_job_on_commit(job)
-            requeued.append(job.id)
         events.many_changed(jobs, status=JobStatus.QUEUED)
-    return requeued
+    return Retried(requeued=[job.id for job in jobs], skipped=dict(skipped))
+
+
+def record_retry(*, job_ids: list[uuid.UUID], now: datetime | None = None) -> None:
+    """Someone retried these jobs (an operator, retry_jobs; an owner, whose retry is a new
+    job, documents.services.retry_document): their last attempts are stamped `retried_at`
+    for the ops history's retries. A job that never had an attempt has nothing to stamp."""
+    last = JobAttempt.objects.filter(job=OuterRef("job")).order_by("-number")
+    JobAttempt.objects.filter(job__in=job_ids, number=Subquery(last.values("number")[:1])).update(
+        retried_at=now or timezone.now()
+    )
+
+
+def _left_failed(job: Job, *, file_failures_too: bool) -> str | None:
+    """Why a failed job is not worth another attempt (None: it is, as any stale one)."""
+    if job.status != JobStatus.FAILED:
+        return None
+    if job.document.current_job_id != job.id:
+        return REPLACED
+    if not file_failures_too and failures.file_refusal(job):
+        return job.error_code
+    return None
 
 
 def cancel_jobs(*, job_ids: list[uuid.UUID]) -> list[uuid.UUID]:

@@ -7,12 +7,13 @@ Two kinds of figures, written at different times:
 - the queue as the sweep saw it (queued, processing, oldest due age, workers wanted),
   written on the current minute's row at each sweep: the last sweep of a minute wins;
 - what ended in the minute (documents and pages ready, time to ready, failures by code,
-  retries, and on the lane "" row the embedding provider's 429s and limiter waits),
-  counted again from the job rows at each sweep until one sweep runs more than SETTLE
-  after the minute closed. A job's `finished_at` is read from the worker's clock before
-  its transaction commits, so a minute is only final once that has had time to happen;
-  after that the row is left alone, even when an operator retries a failed job or a
-  document is deleted (the history says what happened then, not what is true now).
+  retries, automatic and by an operator, and on the lane "" row the embedding provider's
+  429s and limiter waits), counted again from the job rows at each sweep until one sweep
+  runs more than SETTLE after the minute closed. A job's `finished_at` is read from the
+  worker's clock before its transaction commits, so a minute is only final once that has
+  had time to happen; after that the row is left alone, even when a failed job of that
+  minute is retried or a document deleted (the history says what happened then, not what
+  is true now; the retry itself counts in the minute it is made).
 
 A sweep after an outage counts the minutes it missed from the job rows (at most BACKFILL
 back); those minutes had no sweep to see the queue, so their queue figures stay 0.
@@ -194,10 +195,20 @@ FROM (
 GROUP BY 1, 2, 3, 4
 """
 
+# Retries: attempts that ended in a temporary error (the job went back to the queue by
+# itself), at their end, and attempts after which an operator retried the job, at the
+# retry (jobs.services.retry_jobs stamps the job's last attempt).
 _RETRIES = f"""
-SELECT date_trunc('minute', a.finished_at), j.lane, count(*)
-FROM {JobAttempt._meta.db_table} a JOIN {Job._meta.db_table} j ON j.id = a.job_id
-WHERE a.outcome = %s AND a.finished_at >= %s AND a.finished_at < %s
+SELECT minute, lane, count(*)
+FROM (
+    SELECT date_trunc('minute', a.finished_at) AS minute, j.lane
+    FROM {JobAttempt._meta.db_table} a JOIN {Job._meta.db_table} j ON j.id = a.job_id
+    WHERE a.outcome = %s AND a.finished_at >= %s AND a.finished_at < %s
+    UNION ALL
+    SELECT date_trunc('minute', a.retried_at), j.lane
+    FROM {JobAttempt._meta.db_table} a JOIN {Job._meta.db_table} j ON j.id = a.job_id
+    WHERE a.retried_at >= %s AND a.retried_at < %s
+) retried
 GROUP BY 1, 2
 """
 
@@ -210,5 +221,5 @@ def _jobs_ended(start: datetime, end: datetime) -> list[tuple]:
 
 def _retries(start: datetime, end: datetime) -> list[tuple]:
     with connection.cursor() as cursor:
-        cursor.execute(_RETRIES, [AttemptOutcome.RETRY, start, end])
+        cursor.execute(_RETRIES, [AttemptOutcome.RETRY, start, end, start, end])
         return cursor.fetchall()

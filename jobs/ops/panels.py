@@ -198,4 +198,4 @@ def workers() -> Workers:
 
 
 def dead_letters() -> int:
-    return Job.objects.filter(status=JobStatus.FAILED).count()
+    return Job.objects.dead_letters().count()

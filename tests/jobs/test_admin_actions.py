@@ -27,6 +27,11 @@ from tests.jobs.admin_console import (
 # --------------------------------------------------------------------------- actions
 
 
+def dead_letter(owner, **fields) -> Job:
+    """A job failed for a reason a retry may cure (not its file)."""
+    return failed_job(owner, code="retries_exhausted", **fields)
+
+
 def queued_messages(broker: dramatiq.Broker) -> list[str]:
     """The job ids waiting in the fast and batch queues."""
     ids = []
@@ -40,7 +45,7 @@ def queued_messages(broker: dramatiq.Broker) -> list[str]:
 def test_retry_selected_requeues_only_failed_jobs_and_sends_their_ids_after_commit(
     operator_client, alice, broker
 ):
-    failed = [failed_job(alice), failed_job(alice), failed_job(alice, lane=Lane.BATCH)]
+    failed = [dead_letter(alice), dead_letter(alice), dead_letter(alice, lane=Lane.BATCH)]
     succeeded = job_in(alice, JobStatus.SUCCEEDED)
 
     response = run_action(operator_client, JOBS, "retry_selected", [*failed, succeeded])
@@ -76,7 +81,7 @@ def test_retry_selected_also_takes_back_a_stale_job_but_not_a_live_one(operator_
 
 @pytest.mark.django_db
 def test_retrying_from_the_dead_letters_takes_them_off_that_list(operator_client, alice):
-    jobs = [failed_job(alice), failed_job(alice)]
+    jobs = [dead_letter(alice), dead_letter(alice)]
 
     response = run_action(operator_client, DEAD_LETTERS, "retry_selected", jobs)
 
@@ -109,7 +114,7 @@ def test_cancel_selected_cancels_only_queued_and_failed_jobs(operator_client, al
 def test_the_change_permission_on_jobs_is_enough_to_retry_from_either_page(alice):
     operator = staff_with("otto", "change_job")
     client = logged_in(operator)
-    jobs = [failed_job(alice), failed_job(alice)]
+    jobs = [dead_letter(alice), dead_letter(alice)]
 
     run_action(client, DEAD_LETTERS, "retry_selected", jobs[:1])
     run_action(client, JOBS, "retry_selected", jobs[1:])
@@ -149,10 +154,17 @@ def test_an_admin_bulk_retry_of_twenty_failed_jobs_succeeds_once_the_cause_is_fi
 
         for job in jobs:  # the cause, fixed
             replace_stored_file(job.storage_key, good_bytes[str(job.id)])
-        response = run_action(operator_client, DEAD_LETTERS, "retry_selected", jobs)
+        skipped = run_action(operator_client, DEAD_LETTERS, "retry_selected", jobs)
+        assert "Retried 0 jobs; skipped 20 that failed because of the file itself" in (
+            skipped.content.decode()
+        ), "corrupt, as far as anyone can tell"
+        response = run_action(
+            operator_client, DEAD_LETTERS, "retry_selected_file_failures_too", jobs
+        )
         assert "Retried 20 jobs." in response.content.decode()
 
         finished = wait_until_terminal([job.id for job in jobs], timeout=120)
 
     assert {job.status for job in finished} == {JobStatus.SUCCEEDED}
-    assert all(job.attempts == 1 for job in finished), "a fresh count of attempts"
+    assert all(job.attempts == 1 for job in finished), "a fresh count against the limit"
+    assert {job.attempt_log.count() for job in finished} == {2}, "the history keeps both"

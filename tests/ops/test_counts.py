@@ -27,7 +27,7 @@ def test_the_counts_follow_every_kind_of_change(alice):
 
     claimed = services.claim_job(job_id=jobs[0].id, worker="w:1:t")
     assert claimed is not None
-    services.fail_job(job=claimed, code="corrupt", detail="bad")
+    services.fail_job(job=claimed, code="embedding_rejected", detail="bad")  # retryable
     services.cancel_jobs(job_ids=[jobs[1].id])
     services.retry_jobs(job_ids=[jobs[0].id])  # failed → queued again
     Job.objects.filter(id=jobs[2].id).update(heartbeat_at=None)  # no move: nothing added
