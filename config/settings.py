@@ -503,7 +503,9 @@ INGEST_OPS_RETENTION_DAYS = env_int("INGEST_OPS_RETENTION_DAYS", 7, minimum=1)
 INGEST_ALERT_WEBHOOK_URL = env_str("INGEST_ALERT_WEBHOOK_URL").strip()
 INGEST_ALERT_QUEUE_AGE_SECONDS = env_int("INGEST_ALERT_QUEUE_AGE_SECONDS", 900, minimum=1)
 INGEST_ALERT_MIN_INTERVAL_SECONDS = env_int("INGEST_ALERT_MIN_INTERVAL_SECONDS", 600, minimum=0)
-# Links in alerts point here (scheme://host[:port]); unset: the alert names the path only.
+# Links in alerts and webhook events' status_url start here (scheme://host[:port]). Unset:
+# an alert names the path only, and an event's status_url starts where the upload's request
+# reached the service, as its answer's did (jobs.webhooks.outbox.status_url).
 INGEST_PUBLIC_URL = env_str("INGEST_PUBLIC_URL").strip().rstrip("/")
 
 # --------------------------------------------------------------------------- webhooks

@@ -573,8 +573,11 @@ TOPICS = [
             ),
             "INGEST_PUBLIC_URL": _m(
                 "The service's address, e.g. `https://ingest.example.com`, for links made "
-                "outside a request (alerts, webhook events).",
-                shown="empty (paths only)",
+                "outside a request (alerts, webhook events). Unset, an alert names the path "
+                "only, and an event's `status_url` starts where the upload's request reached "
+                "the service, as the upload's answer did (`http://127.0.0.1:PORT` for a job no "
+                "request made).",
+                shown="empty",
             ),
             "LOG_LEVEL": _m("Level of the root logger."),
         },

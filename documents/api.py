@@ -173,6 +173,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             files=files,
             webhook_urls=request.POST.getlist("webhook_url"),
             reprocess=request.query_params.get("reprocess", "").lower() in ("1", "true", "yes"),
+            public_url=intake.public_url(request),
         )
         key = request.headers.get("Idempotency-Key")
         if not key:
@@ -211,7 +212,10 @@ class DocumentViewSet(viewsets.GenericViewSet):
         document = self.get_object()
         try:
             job = services.retry_document(
-                document_id=document.id, owner_id=signed_in_user(request).pk, admitted=True
+                document_id=document.id,
+                owner_id=signed_in_user(request).pk,
+                admitted=True,
+                public_url=intake.public_url(request),
             )
         except services.NotRetryable as exc:
             raise Refused(status_code=409, code="not_retryable", detail=str(exc)) from exc
@@ -236,6 +240,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             files=files,
             webhook_urls=request.POST.getlist("webhook_url"),
             document_id=pk,
+            public_url=intake.public_url(request),
         )
         [outcome] = intake.accept(upload).results
         if isinstance(outcome, RejectedFile):

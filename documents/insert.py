@@ -14,7 +14,9 @@ from jobs import services as jobs
 from jobs.models import Job
 
 
-def insert_document_with_job(*, document: Document, webhook_url: str = "") -> Job | None:
+def insert_document_with_job(
+    *, document: Document, webhook_url: str = "", public_url: str = ""
+) -> Job | None:
     """Insert a new (unsaved) document together with its first queued job, unless its
     owner already has a document with the same sha256: then nothing is written and None
     is returned. The job's id is sent after commit (at once outside a transaction: the
@@ -28,7 +30,7 @@ def insert_document_with_job(*, document: Document, webhook_url: str = "") -> Jo
     """
     now = timezone.now()  # one clock for both rows: created, queued and sent at once
     document.created_at = now
-    job = jobs.first_job(document=document, webhook_url=webhook_url)
+    job = jobs.first_job(document=document, webhook_url=webhook_url, public_url=public_url)
     document.current_job_id = job.id
     doc_columns, doc_values, doc_params = _insert_parts(document, now, cast=False)
     job_columns, job_values, job_params = _insert_parts(job, now, cast=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.http import HttpRequest
 
 from documents import admission, quotas, services
 from documents.idempotency import fingerprint
@@ -33,6 +34,7 @@ class Upload:
     webhook_url: str
     reprocess: bool
     document_id: uuid.UUID | None  # the document a new version is for; None: new ones
+    public_url: str = ""  # where the request reached the service (Job.public_url)
 
     def fingerprint(self) -> str:
         """What an Idempotency-Key is bound to: the same request gives the same print."""
@@ -59,6 +61,13 @@ class Outcome:
         return statuses.pop() if len(statuses) == 1 else 400
 
 
+def public_url(request: HttpRequest) -> str:
+    """Where a request reached the service, scheme://host[:port]: the start of the
+    status_url in its answer (request.build_absolute_uri), kept on the jobs it makes
+    (Job.public_url) so that their webhook events' status_url starts the same."""
+    return request.build_absolute_uri("/").rstrip("/")
+
+
 def prepare(
     *,
     owner: User,
@@ -66,6 +75,7 @@ def prepare(
     webhook_urls: Sequence[str],
     reprocess: bool = False,
     document_id: uuid.UUID | None = None,
+    public_url: str = "",
 ) -> Upload:
     """The upload to `accept`. Refusal 400 `invalid_webhook_url` for more than one
     webhook URL, or one a webhook may not be sent to (jobs.webhooks.endpoints.upload_url)."""
@@ -79,6 +89,7 @@ def prepare(
         webhook_url=webhook_url,
         reprocess=reprocess,
         document_id=document_id,
+        public_url=public_url,
     )
 
 
@@ -121,7 +132,11 @@ def _new_documents(upload: Upload) -> list[services.Accepted | RejectedFile]:
         f
         if isinstance(f, RejectedFile)
         else services.create_upload(
-            owner=upload.owner, upload=f, reprocess=upload.reprocess, webhook_url=upload.webhook_url
+            owner=upload.owner,
+            upload=f,
+            reprocess=upload.reprocess,
+            webhook_url=upload.webhook_url,
+            public_url=upload.public_url,
         )
         for f in files
     ]
@@ -135,7 +150,11 @@ def _new_version(upload: Upload, document_id: uuid.UUID) -> services.Accepted | 
     if refusal := quotas.check(user_id=upload.owner.pk, new_bytes=sent.size or 0, versions=True):
         raise refusal
     return services.add_version(
-        document_id=document_id, owner=upload.owner, upload=sent, webhook_url=upload.webhook_url
+        document_id=document_id,
+        owner=upload.owner,
+        upload=sent,
+        webhook_url=upload.webhook_url,
+        public_url=upload.public_url,
     )
 
 

@@ -20,7 +20,7 @@ from django_htmx.http import trigger_client_event
 from django_htmx.middleware import HtmxDetails
 
 from config.auth import signed_in_user
-from documents import downloads, rows, services
+from documents import downloads, intake, rows, services
 from documents.models import Document
 from documents.refusal import Refusal
 from jobs import failures
@@ -130,7 +130,10 @@ def retry(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
     document = _owned(request, document_id)
     try:
         services.retry_document(
-            document_id=document.id, owner_id=signed_in_user(request).pk, admitted=False
+            document_id=document.id,
+            owner_id=signed_in_user(request).pk,
+            admitted=False,
+            public_url=intake.public_url(request),
         )
     except services.NotRetryable as exc:
         return _row(request, document_id, notice=str(exc))

@@ -57,7 +57,12 @@ def sha256_of(upload: UploadedFile) -> str:
 
 
 def create_upload(
-    *, owner: User, upload: UploadedFile, reprocess: bool = False, webhook_url: str = ""
+    *,
+    owner: User,
+    upload: UploadedFile,
+    reprocess: bool = False,
+    webhook_url: str = "",
+    public_url: str = "",
 ) -> Accepted:
     """Accept one validated file: store the bytes, then record Document + Job(queued) in
     one statement; the job's id is sent after commit.
@@ -67,7 +72,8 @@ def create_upload(
     bytes are stored leaves at most an orphan file (see cleanup_orphans), never a row
     without its file. This is the upload hot path: one statement in the common case.
     `webhook_url` (checked by the caller) hears of the new job's end; a duplicate's job is
-    the existing one, so it hears nothing unless `reprocess` makes a new job.
+    the existing one, so it hears nothing unless `reprocess` makes a new job. `public_url`:
+    where the request reached the service, kept on the new job (Job.public_url).
     """
     sha256 = sha256_of(upload)
     document_id = uuid.uuid4()
@@ -87,7 +93,9 @@ def create_upload(
         version=1,
     )
     try:
-        job = insert_document_with_job(document=document, webhook_url=webhook_url)
+        job = insert_document_with_job(
+            document=document, webhook_url=webhook_url, public_url=public_url
+        )
     except (OperationalError, InterfaceError):
         _discard_unless_recorded(key=key, document_id=document_id)
         raise
@@ -97,7 +105,7 @@ def create_upload(
     # upload a round trip. The duplicate's bytes go again once nothing can roll back.
     transaction.on_commit(lambda: default_storage.delete(key))
     existing = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
-    return _duplicate(existing, reprocess=reprocess, webhook_url=webhook_url)
+    return _duplicate(existing, reprocess=reprocess, webhook_url=webhook_url, public_url=public_url)
 
 
 def _discard_unless_recorded(*, key: str, document_id: uuid.UUID) -> None:
@@ -115,12 +123,14 @@ def _discard_unless_recorded(*, key: str, document_id: uuid.UUID) -> None:
         default_storage.delete(key)
 
 
-def _duplicate(document: Document, *, reprocess: bool, webhook_url: str = "") -> Accepted:
+def _duplicate(
+    document: Document, *, reprocess: bool, webhook_url: str = "", public_url: str = ""
+) -> Accepted:
     job = document.current_job
     if reprocess and (job is None or job.status not in IN_FLIGHT_STATUSES):
         with transaction.atomic():
             locked = Document.objects.select_for_update().get(id=document.id)
-            job = _queue_new_job(locked, webhook_url=webhook_url)
+            job = _queue_new_job(locked, webhook_url=webhook_url, public_url=public_url)
     # current_job is nullable only for the insert that creates a document with its first
     # job, and a job is deleted only with its document: an existing document has one.
     assert job is not None
@@ -128,7 +138,12 @@ def _duplicate(document: Document, *, reprocess: bool, webhook_url: str = "") ->
 
 
 def add_version(
-    *, document_id: uuid.UUID, owner: User, upload: UploadedFile, webhook_url: str = ""
+    *,
+    document_id: uuid.UUID,
+    owner: User,
+    upload: UploadedFile,
+    webhook_url: str = "",
+    public_url: str = "",
 ) -> Accepted:
     """Store a new version of a document (n + 1) and queue a job for it.
 
@@ -162,7 +177,7 @@ def add_version(
             transaction.on_commit(lambda: default_storage.delete(key))
             twin = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
             return _duplicate(twin, reprocess=False)
-        job = _queue_new_job(document, webhook_url=webhook_url)
+        job = _queue_new_job(document, webhook_url=webhook_url, public_url=public_url)
     return Accepted(document=document, job=job)
 
 
@@ -176,7 +191,9 @@ def _twin(document: Document, sha256: str) -> Document | None:
     )
 
 
-def retry_document(*, document_id: uuid.UUID, owner_id: int, admitted: bool) -> Job:
+def retry_document(
+    *, document_id: uuid.UUID, owner_id: int, admitted: bool, public_url: str = ""
+) -> Job:
     """Give a failed document a fresh attempt: a new queued job, sent after commit.
 
     Locks the document row, so two retries make one job. Raises Document.DoesNotExist for
@@ -199,7 +216,11 @@ def retry_document(*, document_id: uuid.UUID, owner_id: int, admitted: bool) -> 
         if not admitted:
             admission.admit(signed_in=lambda: owner_id)
         # The retry tells the failed upload's own webhook, if it had one, how it ends.
-        job = _queue_new_job(document, webhook_url=current.webhook_url)
+        job = _queue_new_job(
+            document,
+            webhook_url=current.webhook_url,
+            public_url=public_url or current.public_url,
+        )
         jobs.record_retry(job_ids=[current.id])
     admission.note_admitted(user_id=owner_id, jobs=1)
     return job
@@ -217,9 +238,13 @@ def retry_refusal(job: Job | None) -> str | None:
     return failures.file_refusal(job)
 
 
-def _queue_new_job(document: Document, *, webhook_url: str = "", lane: Lane | None = None) -> Job:
+def _queue_new_job(
+    document: Document, *, webhook_url: str = "", lane: Lane | None = None, public_url: str = ""
+) -> Job:
     """A queued job for the (locked) document's current version, made its current job."""
-    job = jobs.queue_new_job(document=document, webhook_url=webhook_url, lane=lane)
+    job = jobs.queue_new_job(
+        document=document, webhook_url=webhook_url, lane=lane, public_url=public_url
+    )
     document.current_job = job
     document.save(update_fields=["current_job", "updated_at"])
     return job

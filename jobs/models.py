@@ -146,6 +146,15 @@ class Job(models.Model):
         db_default="",
         help_text="The upload's own webhook (webhook_url), if any.",
     )
+    public_url = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Where the request that made the job reached the service "
+        "(scheme://host[:port]): its webhook events' status_url starts here, as the "
+        "request's answer did. Empty for jobs no request made.",
+    )
     embed_model = models.CharField(
         max_length=300,
         blank=True,

@@ -45,11 +45,18 @@ def lane_for(size: int) -> Lane:
     return Lane.FAST if size <= settings.INGEST_FAST_LANE_MAX_BYTES else Lane.BATCH
 
 
-def queue_new_job(*, document: "Document", webhook_url: str = "", lane: Lane | None = None) -> Job:
+def queue_new_job(
+    *,
+    document: "Document",
+    webhook_url: str = "",
+    lane: Lane | None = None,
+    public_url: str = "",
+) -> Job:
     """Create a queued job for the document's current version and file, and send its id
     after commit. Making it the document's current job is the caller's (documents'
     services write documents). `webhook_url`: the upload's own webhook, told of the end.
     `lane`: the file's size decides unless given (re-embedding always takes the batch lane).
+    `public_url`: where the request reached the service (Job.public_url).
 
     Call inside a transaction (the caller's, which also holds whatever lock it needs).
     """
@@ -60,6 +67,7 @@ def queue_new_job(*, document: "Document", webhook_url: str = "", lane: Lane | N
         storage_key=document.storage_key,
         lane=lane or lane_for(document.size),
         webhook_url=webhook_url,
+        public_url=public_url,
         filename=document.filename,
     )
     send_job_on_commit(job)
@@ -67,7 +75,7 @@ def queue_new_job(*, document: "Document", webhook_url: str = "", lane: Lane | N
     return job
 
 
-def first_job(*, document: "Document", webhook_url: str = "") -> Job:
+def first_job(*, document: "Document", webhook_url: str = "", public_url: str = "") -> Job:
     """The unsaved first job of a new document, stamped as sent at the document's own
     creation time. documents.services inserts it together with the document."""
     return Job(
@@ -80,6 +88,7 @@ def first_job(*, document: "Document", webhook_url: str = "") -> Job:
         queued_at=document.created_at,
         enqueued_at=document.created_at,
         webhook_url=webhook_url,
+        public_url=public_url,
         filename=document.filename,
     )
 

@@ -31,7 +31,7 @@ class JobEventData(TypedDict):
     pages: int | None  # None until the PDF was read
     chunks: int  # 0 for a failure
     error: dict[str, str] | None  # {"code", "detail"} of a failure, as the API shows it
-    status_url: str
+    status_url: str  # absolute, as in the upload's answer (status_url below)
 
 
 class JobEventBody(TypedDict):
@@ -46,8 +46,13 @@ class JobEventBody(TypedDict):
 
 
 def status_url(job: Job) -> str:
+    """The job's API address, absolute: from INGEST_PUBLIC_URL when it is set (an operator
+    who names the service's address means it for every link), else from where the
+    request that made the job reached the service, as that request's answer gave it,
+    else (a job no request made: manage.py reembed) from the web process's own port."""
     path = reverse("job-detail", kwargs={"job_id": job.id})
-    return f"{settings.INGEST_PUBLIC_URL}{path}"
+    base = settings.INGEST_PUBLIC_URL or job.public_url or f"http://127.0.0.1:{settings.WEB_PORT}"
+    return f"{base}{path}"
 
 
 def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -> JobEventBody:

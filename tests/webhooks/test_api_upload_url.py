@@ -51,6 +51,37 @@ def test_the_refusal_says_why_for_a_person(alice_client, broker):
     assert "not on a public address" in response.json()["detail"]
 
 
+def test_a_local_receiver_is_refused_naming_the_setting_but_no_address_it_resolved_to(
+    alice_client, broker, settings
+):
+    settings.INGEST_WEBHOOK_ALLOW_PRIVATE = False
+
+    response = upload(
+        alice_client, ("file", pdf_upload(make_pdf())), ("webhook_url", "http://localhost:9000/h")
+    )
+
+    detail = response.json()["detail"]
+    assert response.json()["code"] == "invalid_webhook_url"
+    assert "INGEST_WEBHOOK_ALLOW_PRIVATE=1" in detail
+    assert "'localhost'" in detail
+    assert "127.0.0.1" not in detail
+    assert "::1" not in detail
+
+
+def test_a_plain_http_receiver_under_https_is_refused_naming_the_setting(
+    alice_client, broker, settings
+):
+    settings.INGEST_HTTPS = True
+    settings.INGEST_WEBHOOK_ALLOW_HTTP = False
+
+    response = upload(
+        alice_client, ("file", pdf_upload(make_pdf())), ("webhook_url", "http://93.184.215.14/h")
+    )
+
+    assert response.status_code == 400
+    assert "INGEST_WEBHOOK_ALLOW_HTTP=1" in response.json()["detail"]
+
+
 def test_a_webhook_url_whose_name_never_resolves_is_refused_after_the_timeout(
     alice_client, broker, silent_dns
 ):

@@ -22,7 +22,8 @@ def claimed(owner, **fields):
     return job
 
 
-def test_a_success_writes_one_event_and_a_delivery_per_listening_endpoint(alice, bob):
+def test_a_success_writes_one_event_and_a_delivery_per_listening_endpoint(alice, bob, settings):
+    base = f"http://127.0.0.1:{settings.WEB_PORT}"  # absolute: tests/webhooks/test_status_url
     Endpoint.objects.create(owner=alice, url=RECEIVER)
     Endpoint.objects.create(owner=alice, url=RECEIVER + "/failures", events=[EventType.FAILED])
     Endpoint.objects.create(owner=bob, url=RECEIVER + "/bob")
@@ -44,7 +45,7 @@ def test_a_success_writes_one_event_and_a_delivery_per_listening_endpoint(alice,
         None,
         "q3.pdf",
     )
-    assert data["status_url"] == f"/api/jobs/{job.id}/"
+    assert data["status_url"] == f"{settings.INGEST_PUBLIC_URL or base}/api/jobs/{job.id}/"
     assert list(Delivery.objects.values_list("url", flat=True)) == [RECEIVER]
 
 
