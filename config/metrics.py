@@ -63,6 +63,8 @@ FAILURES = Counter(
     ["code"],
 )
 PAGES = Counter("ingest_pages_extracted", "Pages of text read from documents.")
+# Pages read by OCR in the `ocr` lane; its rate is the lane's pages per second.
+OCR_PAGES = Counter("ingest_ocr_pages", "Pages of scanned documents read by OCR.")
 CHUNKS = Counter("ingest_chunks_stored", "Chunks stored with their embeddings.")
 EMBEDDING_REQUESTS = Counter(
     "ingest_embedding_requests",

@@ -26,6 +26,7 @@ from config.env import (
     env_networks,
     env_str,
 )
+from config.tessdata import default_tessdata, languages
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("INGEST_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -412,6 +413,9 @@ WORKER_FAST_PROCESSES = env_int("WORKER_FAST_PROCESSES", 1, minimum=1)
 WORKER_FAST_THREADS = env_int("WORKER_FAST_THREADS", 4, minimum=1)
 WORKER_BATCH_PROCESSES = env_int("WORKER_BATCH_PROCESSES", 1, minimum=1)
 WORKER_BATCH_THREADS = env_int("WORKER_BATCH_THREADS", 4, minimum=1)
+# The OCR lane (`worker-ocr`): one thread per job, so one thread per core it may take.
+WORKER_OCR_PROCESSES = env_int("WORKER_OCR_PROCESSES", 1, minimum=1)
+WORKER_OCR_THREADS = env_int("WORKER_OCR_THREADS", 1, minimum=1)
 # Jobs one owner may have processing in one lane (jobs/fairness.py); 0: half the lane's
 # worker threads, at least 1. Set it when more machines run workers than these count.
 INGEST_MAX_RUNNING_PER_USER = env_int("INGEST_MAX_RUNNING_PER_USER", 0, minimum=0)
@@ -474,6 +478,22 @@ INGEST_EXTRACT_POOL_RECYCLE_AFTER = env_int("INGEST_EXTRACT_POOL_RECYCLE_AFTER",
 # What reads a PDF's text: pdfminer.six, or PDFium (faster; search/pipeline/reader_pdfium.py).
 # The worker hands it to the sandboxed child (which loads no settings) in its environment.
 INGEST_EXTRACTOR = env_choice("INGEST_EXTRACTOR", "pdfminer", {"pdfminer", "pdfium"})
+# OCR (search/pipeline/ocr.py): which pages, in which languages, within which limits. A
+# document with pages to read by OCR goes on to the `ocr` lane and its own workers.
+INGEST_OCR = env_choice("INGEST_OCR", "auto", {"auto", "force", "off"})
+INGEST_OCR_LANGUAGES = "+".join(languages(env_str("INGEST_OCR_LANGUAGES", "eng"))) or "eng"
+INGEST_OCR_TESSDATA = env_str("INGEST_OCR_TESSDATA", "") or default_tessdata()
+INGEST_OCR_DPI = env_int("INGEST_OCR_DPI", 300, minimum=50)
+INGEST_OCR_MAX_PIXELS = env_int("INGEST_OCR_MAX_PIXELS", 40_000_000, minimum=1_000_000)
+INGEST_OCR_PAGE_SECONDS = env_float("INGEST_OCR_PAGE_SECONDS", 60.0, minimum=1.0)
+INGEST_OCR_TIMEOUT_SECONDS = env_int("INGEST_OCR_TIMEOUT_SECONDS", 1200, minimum=1)
+INGEST_OCR_MAX_PAGES = env_int("INGEST_OCR_MAX_PAGES", 500, minimum=1)
+INGEST_OCR_MEMORY_MB = env_int("INGEST_OCR_MEMORY_MB", 1536, minimum=256)
+# The OCR lane's attempts may run as long as their reading may (1.5 x its CPU time, on a
+# busy machine), and then embed.
+INGEST_OCR_JOB_TIME_LIMIT_SECONDS = max(
+    INGEST_JOB_TIME_LIMIT_SECONDS, int(1.5 * INGEST_OCR_TIMEOUT_SECONDS) + 300
+)
 if INGEST_CHUNK_OVERLAP >= INGEST_CHUNK_SIZE:
     raise ConfigurationError("INGEST_CHUNK_OVERLAP must be smaller than INGEST_CHUNK_SIZE")
 

@@ -17,7 +17,7 @@ from dramatiq.middleware import CurrentMessage
 
 from jobs import processing, services
 from jobs.lanes import ROUTES
-from jobs.models import Job
+from jobs.models import Job, Lane
 from jobs.queue import send_job
 from jobs.reconnect import database_was_away, when_database_answers
 
@@ -111,7 +111,10 @@ def _actor(lane: str, *, resumed: bool) -> dramatiq.Actor:
     # Names from jobs/lanes.py, which jobs/queue.py sends to without importing this module.
     name, queue = ROUTES[(lane, resumed)]
     priority = RESUMED if resumed else NEW
-    declare = dramatiq.actor(actor_name=name, queue_name=queue, priority=priority, **_OPTIONS)
+    options = dict(_OPTIONS)
+    if lane == Lane.OCR:  # its reading may take longer than a text layer's
+        options["time_limit"] = settings.INGEST_OCR_JOB_TIME_LIMIT_SECONDS * 1000
+    declare = dramatiq.actor(actor_name=name, queue_name=queue, priority=priority, **options)
 
     def run(job_id: str) -> None:
         handle(job_id, lane=lane, resumed=resumed)
@@ -124,3 +127,5 @@ process_fast_job = _actor("fast", resumed=False)
 process_batch_job = _actor("batch", resumed=False)
 resume_fast_job = _actor("fast", resumed=True)
 resume_batch_job = _actor("batch", resumed=True)
+process_ocr_job = _actor("ocr", resumed=False)
+resume_ocr_job = _actor("ocr", resumed=True)

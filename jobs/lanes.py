@@ -14,12 +14,14 @@ class Route(NamedTuple):
     queue_name: str
 
 
-# Keyed by (lane, resumed); a lane is jobs.models.Lane's value ("fast", "batch").
+# Keyed by (lane, resumed); a lane is jobs.models.Lane's value ("fast", "batch", "ocr").
 ROUTES: dict[tuple[str, bool], Route] = {
     ("fast", False): Route("process_fast_job", "fast"),
     ("batch", False): Route("process_batch_job", "batch"),
     ("fast", True): Route("resume_fast_job", "fast-resume"),
     ("batch", True): Route("resume_batch_job", "batch-resume"),
+    ("ocr", False): Route("process_ocr_job", "ocr"),
+    ("ocr", True): Route("resume_ocr_job", "ocr-resume"),
 }
 
 

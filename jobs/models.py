@@ -22,21 +22,25 @@ class JobStatus(models.TextChoices):
 
 class Stage(models.TextChoices):
     """Where a job is in its processing, as its owner sees it (the API's `progress.stage`):
-    waiting for a worker, reading the file's pages, embedding its chunks, or over (its
-    status says how it ended). Only the two stages of a running attempt are stored
-    (`Job.stage`); jobs.progress derives the others from the status."""
+    waiting for a worker, reading the file's pages, reading scanned pages by OCR, embedding
+    its chunks, or over (its status says how it ended). Only the stages of a running
+    attempt are stored (`Job.stage`); jobs.progress derives the others from the status."""
 
     QUEUED = "queued"
     EXTRACTING = "extracting"
+    OCR = "ocr"
     EMBEDDING = "embedding"
     DONE = "done"
 
 
 class Lane(models.TextChoices):
-    """Small documents get their own queue so they never wait behind an 80-page scan."""
+    """Small documents get their own queue so they never wait behind an 80-page document,
+    and scans one of their own (`ocr`): a document with pages to read by OCR goes on there
+    once its text layer has been read, so OCR never delays a born-digital document."""
 
     FAST = "fast"
     BATCH = "batch"
+    OCR = "ocr"
 
 
 TERMINAL_STATUSES = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
@@ -231,6 +235,7 @@ class AttemptOutcome(models.TextChoices):
     RETRY = "retry"  # a transient error: the job went back to the queue
     LOST = "lost"  # the worker stopped answering (killed, hung) and its lease expired
     SUPERSEDED = "superseded"  # finished, but a newer version was ready first
+    HANDED_ON = "handed_on"  # its pages need OCR: the job went on to the OCR lane
 
 
 class JobAttempt(models.Model):

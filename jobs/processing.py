@@ -31,14 +31,27 @@ from config import metrics
 from documents import services as documents
 from jobs import services
 from jobs.lease import LeaseKeeper
-from jobs.models import Job
+from jobs.models import Job, Lane, Stage
 from jobs.reconnect import UNREACHABLE, when_database_answers
 from search.embedding.signature import current_signature
-from search.pipeline.classify import classify_text
+from search.pipeline.classify import (
+    NO_IMAGES_DETAIL,
+    NO_TEXT_DETAIL,
+    OCR_FOUND_NOTHING,
+    classify_text,
+    has_text,
+)
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
-from search.pipeline.errors import ExtractTimeout, PermanentError, RateLimited, TransientError
-from search.pipeline.extract import Page, extract_document
+from search.pipeline.errors import (
+    ExtractTimeout,
+    NoText,
+    PermanentError,
+    RateLimited,
+    TransientError,
+)
+from search.pipeline.extract import Page, read_document
+from search.pipeline.page import OcrOrder
 from search.pipeline.split import Piece, split_pages
 from search.pipeline.store import delete_chunks_of_version, delete_stale_chunks, upsert_chunks
 
@@ -50,6 +63,14 @@ class LostJob(Exception):
     """Another attempt owns the job now, or it is gone; this one stops writing."""
 
 
+class _NeedsOcr(Exception):
+    """The text layer is read and some pages need OCR: the job goes on to the OCR lane."""
+
+    def __init__(self, pages: int) -> None:
+        super().__init__(pages)
+        self.pages = pages
+
+
 def run(job: Job) -> None:
     """Process a job this worker has claimed, ending it succeeded, failed, or queued
     again for a retry. Never raises for anything the job itself caused."""
@@ -58,6 +79,11 @@ def run(job: Job) -> None:
             _process(job, lease)
         except LostJob:
             log.info("job %s: lost to another attempt or deleted; stopping", job.id)
+        except _NeedsOcr as needs:
+            if services.hand_to_ocr(job=job, pages=needs.pages) == services.Outcome.LOST:
+                log.info("job %s: lost before it could go on to the OCR lane", job.id)
+            else:
+                log.info("job %s: %s pages to read by OCR; on to the OCR lane", job.id, needs.pages)
         except PermanentError as exc:
             services.fail_job(job=job, code=exc.code, detail=exc.detail, tb=_tb())
         except ExtractTimeout as exc:
@@ -155,14 +181,15 @@ PAGES_WRITE_SECONDS = 0.5
 
 
 class _PagesRead:
-    """Hears of the pages the reader has read (extract_document's `on_pages`) and writes
-    them to the job, throttled: the owner sees "Reading pages 12 / 117" move. Best
-    effort: a write the database refuses is skipped (the next one may pass, and the
-    job's own writes ride out a restart). Raises LostJob when the attempt lost the job,
-    which stops the reader at once."""
+    """Hears of the pages the reader has read (read_document's `on_pages`, or by OCR its
+    `on_scans`: `stage`) and writes them to the job, throttled: the owner sees "Reading
+    pages 12 / 117" move. Best effort: a write the database refuses is skipped (the next
+    one may pass, and the job's own writes ride out a restart). Raises LostJob when the
+    attempt lost the job, which stops the reader at once."""
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, stage: str = Stage.EXTRACTING) -> None:
         self.job = job
+        self.stage = stage
         self.written = -PAGES_WRITE_SECONDS
 
     def __call__(self, done: int, total: int) -> None:
@@ -171,7 +198,7 @@ class _PagesRead:
             return
         self.written = now
         try:
-            held = services.record_pages(job=self.job, done=done, total=total)
+            held = services.record_pages(job=self.job, done=done, total=total, stage=self.stage)
         except DatabaseError:
             log.info("job %s: could not record the pages read", self.job.id, exc_info=True)
             return
@@ -195,20 +222,54 @@ def _local_file(key: str) -> Iterator[Path]:
         yield Path(copy.name)
 
 
+def ocr_order(lane: str) -> OcrOrder | None:
+    """What a job of `lane` asks of OCR: none with INGEST_OCR=off; in the OCR lane, to
+    read the pages that need it; elsewhere, to find them."""
+    if settings.INGEST_OCR == "off":
+        return None
+    return OcrOrder(
+        mode="read" if lane == Lane.OCR else "find",
+        force=settings.INGEST_OCR == "force",
+        dpi=settings.INGEST_OCR_DPI,
+        max_pixels=settings.INGEST_OCR_MAX_PIXELS,
+        page_seconds=settings.INGEST_OCR_PAGE_SECONDS,
+        max_pages=settings.INGEST_OCR_MAX_PAGES,
+    )
+
+
 def _extract(job: Job) -> list[Page]:
-    """Pages of cleaned text, read in a sandboxed child process (time and memory bound).
-    Raises the pipeline's permanent errors (including NoText for a scan) or Timeout."""
+    """Pages of cleaned text, read in a sandboxed child process (time and memory bound),
+    by OCR where they need it in the OCR lane. Raises _NeedsOcr when the job should go on
+    to that lane, the pipeline's permanent errors (NoText for a document with no text
+    anywhere) or Timeout."""
+    order = ocr_order(job.lane)
+    reading = order is not None and order.mode == "read"
     with _local_file(job.storage_key) as path:
-        raw = extract_document(
+        extracted = read_document(
             path,
             max_pages=settings.INGEST_MAX_PAGES,
-            timeout=settings.INGEST_EXTRACT_TIMEOUT_SECONDS,
+            timeout=(
+                settings.INGEST_OCR_TIMEOUT_SECONDS
+                if reading
+                else settings.INGEST_EXTRACT_TIMEOUT_SECONDS
+            ),
             memory_mb=settings.INGEST_EXTRACT_MEMORY_MB,
             owner=job.owner_id,  # a warm reader serves one owner only
             on_pages=_PagesRead(job),
+            ocr=order,
+            on_scans=_PagesRead(job, Stage.OCR),
         )
-    classify_text(raw)
-    pages = [Page(page.number, clean_text(page.text)) for page in raw]
+    raw = extracted.pages
+    if order is not None and not reading and extracted.scans:
+        raise _NeedsOcr(len(extracted.scans))
+    if reading and extracted.scans:
+        read = len(extracted.scans)
+        if not has_text(raw):
+            raise NoText(OCR_FOUND_NOTHING.format(pages=f"{read} page{'s' if read != 1 else ''}"))
+        metrics.OCR_PAGES.inc(read)
+    else:
+        classify_text(raw, detail=NO_TEXT_DETAIL if order is None else NO_IMAGES_DETAIL)
+    pages = [Page(page.number, clean_text(page.text), page.source, page.confidence) for page in raw]
     metrics.PAGES.inc(len(pages))
     # Only the newest version describes the document.
     _write(

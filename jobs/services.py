@@ -250,18 +250,19 @@ def renew_lease(*, job: Job) -> bool:
     return _held(job).update(heartbeat_at=timezone.now()) == 1
 
 
-def record_pages(*, job: Job, done: int, total: int) -> bool:
-    """Store the pages read so far (the attempt is extracting), renew the heartbeat and
-    push it (at most once a second). False when the attempt lost the job."""
+def record_pages(*, job: Job, done: int, total: int, stage: str = Stage.EXTRACTING) -> bool:
+    """Store the pages read so far (the attempt is extracting, or reading scanned pages by
+    OCR: `stage`), renew the heartbeat and push it (at most once a second). False when the
+    attempt lost the job."""
     updated = _held(job).update(
-        stage=Stage.EXTRACTING, pages_done=done, pages_total=total, heartbeat_at=timezone.now()
+        stage=stage, pages_done=done, pages_total=total, heartbeat_at=timezone.now()
     )
     if updated:
         events.changed(
             job,
             status=JobStatus.PROCESSING,
             progress=True,
-            stage=Stage.EXTRACTING,
+            stage=stage,
             pages_done=done,
             pages_total=total,
         )
@@ -423,6 +424,34 @@ def retry_or_fail(
         send_job_on_commit(job, delay_seconds=delay, resumed=True)
         events.changed(job, status=JobStatus.QUEUED, ended=AttemptOutcome.RETRY)
         fairness.release_on_commit(job)
+    return Outcome.RETRY
+
+
+def hand_to_ocr(*, job: Job, pages: int) -> Outcome:
+    """The attempt read the file's text layer and found `pages` pages that need OCR: the
+    job goes on, queued, to the OCR lane (after commit), where its own workers read them.
+    Not a failed attempt: it gives back the attempt it used, and its record ends
+    `handed_on`. The lane it leaves has room for the owner's next job. Returns RETRY
+    (queued again) or LOST."""
+    now = timezone.now()
+    with transaction.atomic():
+        updated = _held(job).update(
+            status=JobStatus.QUEUED,
+            lane=Lane.OCR,
+            queued_at=now,
+            next_attempt_at=None,
+            attempts=F("attempts") - 1,
+            worker="",
+            enqueued_at=None,
+        )
+        if not updated:
+            return Outcome.LOST
+        plural = "s" if pages != 1 else ""
+        _finish_attempt(job, AttemptOutcome.HANDED_ON, "", f"{pages} page{plural} to read by OCR")
+        fairness.release_on_commit(job)  # the lane it leaves: job.lane is still that one
+        job.lane, job.attempts = Lane.OCR, job.attempts - 1
+        send_job_on_commit(job)
+        events.changed(job, status=JobStatus.QUEUED)
     return Outcome.RETRY
 
 

@@ -18,6 +18,16 @@ class Chunk(models.Model):
     index = models.PositiveIntegerField()
     text = models.TextField()
     page = models.PositiveIntegerField(help_text="1-based page the chunk comes from.")
+    source = models.CharField(
+        max_length=4,
+        choices=[("text", "text layer"), ("ocr", "OCR")],
+        default="text",
+        db_default="text",
+        help_text="Where its page's text came from: the PDF's text layer, or OCR.",
+    )
+    confidence = models.FloatField(
+        null=True, blank=True, help_text="The OCR engine's mean confidence on its page, 0 to 1."
+    )
     embedding = VectorField(dimensions=settings.INGEST_EMBED_DIMENSIONS)
 
     class Meta:

@@ -65,6 +65,42 @@ def text_pdf(*pages: str) -> bytes:
     return buffer.getvalue()
 
 
+def scanned_pdf(*pages: str, dpi: int = 150, blank_pages: int = 0) -> bytes:
+    """An image-only PDF, as a scanner makes one: each of `pages` typeset as text_pdf does,
+    rendered to a greyscale image at `dpi` and wrapped as a page with no text layer; then
+    `blank_pages` white ones."""
+    import pypdfium2  # type: ignore[import-untyped]
+    from PIL import Image
+
+    images = []
+    if pages:
+        document = pypdfium2.PdfDocument(text_pdf(*pages))
+        for page in document:
+            images.append(page.render(scale=dpi / 72, grayscale=True).to_pil())
+            page.close()
+        document.close()
+    size = images[0].size if images else (int(8.27 * dpi), int(11.69 * dpi))
+    images += [Image.new("L", size, 255) for _ in range(blank_pages)]
+    buffer = io.BytesIO()
+    images[0].save(buffer, format="PDF", save_all=True, append_images=images[1:], resolution=dpi)
+    return buffer.getvalue()
+
+
+def joined_pdf(*parts: bytes) -> bytes:
+    """One PDF of the pages of `parts`, in order (PDFium's own page import)."""
+    import pypdfium2  # type: ignore[import-untyped]
+
+    joined = pypdfium2.PdfDocument.new()
+    for part in parts:
+        source = pypdfium2.PdfDocument(part)
+        joined.import_pages(source)
+        source.close()
+    buffer = io.BytesIO()
+    joined.save(buffer)
+    joined.close()
+    return buffer.getvalue()
+
+
 def corpus_rows() -> list[dict[str, str]]:
     """The corpus manifest: one row per file, with what the service should make of it."""
     with open(CORPUS / "manifest.tsv", newline="") as handle:

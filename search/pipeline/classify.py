@@ -8,7 +8,11 @@ from search.pipeline.page import UNMAPPED_GLYPH, Page
 # About one line of printed text, in non-space characters.
 LINE = 50
 
-NO_TEXT_DETAIL = "No text layer: it looks scanned; OCR is not enabled."
+NO_TEXT_DETAIL = "No text layer: it looks scanned, and OCR is off (INGEST_OCR=off)."
+# With OCR on, a document whose pages hold no image to read and no text.
+NO_IMAGES_DETAIL = "No text layer, and no page holds an image that OCR could read."
+# Read by OCR, and nothing found (search/pipeline/ocr.py).
+OCR_FOUND_NOTHING = "OCR found no text on the {pages} it read, and the text layer has none."
 
 
 def nonspace(text: str) -> int:
@@ -21,8 +25,14 @@ def is_scant(texts: Sequence[str]) -> bool:
     return sum(nonspace(text) for text in texts) < LINE * len(texts)
 
 
-def classify_text(pages: Sequence[Page]) -> None:
-    """Raise NoText when `pages` (raw or cleaned) carry no text layer worth indexing.
+def has_text(pages: Sequence[Page]) -> bool:
+    """Whether any page holds a letter or digit, not counting pdfminer's "(cid:N)"."""
+    return any(ch.isalnum() for page in pages for ch in UNMAPPED_GLYPH.sub("", page.text))
+
+
+def classify_text(pages: Sequence[Page], *, detail: str = NO_TEXT_DETAIL) -> None:
+    """Raise NoText (saying `detail`) when `pages` (raw or cleaned) carry no text layer
+    worth indexing.
 
     Two rules, both about what a scan looks like once its text is extracted:
 
@@ -36,7 +46,7 @@ def classify_text(pages: Sequence[Page]) -> None:
     So does a scan with a stamp on every page: text alone cannot tell it apart.
     """
     texts = [UNMAPPED_GLYPH.sub("", page.text) for page in pages]
-    if not any(ch.isalnum() for text in texts for ch in text):
-        raise NoText(NO_TEXT_DETAIL)
+    if not has_text(pages):
+        raise NoText(detail)
     if is_scant(texts) and any(nonspace(text) == 0 for text in texts):
-        raise NoText(NO_TEXT_DETAIL)
+        raise NoText(detail)

@@ -23,6 +23,7 @@ from search.pipeline.errors import (
     TooManyPages,
     TransientError,
 )
+from search.pipeline.page import Reading, Scanned
 
 # What a reader out of memory leaves on stderr (compared in lower case): Python's
 # MemoryError, or a C or C++ library's (PDFium's) failed allocation.
@@ -46,11 +47,15 @@ class PagesPayload(TypedDict):
 
 class Payload(TypedDict, total=False):
     """One answer from the child: `pages` (each page's raw text) or `error`, and `cpu`
-    (the child's CPU seconds so far). Its first answer says it is `ready`, and which
-    `walls` it could put up (sandbox.put_up_walls). While it reads, frames with only
-    `progress` (the pages read so far) come before the answer."""
+    (the child's CPU seconds so far); asked about OCR, also `scans` (the 0-based indexes
+    of the pages that need it) and `scanned` ([index, text, confidence] of each page OCR
+    read). Its first answer says it is `ready`, and which `walls` it could put up
+    (sandbox.put_up_walls). While it reads, frames with only `progress` (the pages read
+    so far; `ocr` when by OCR) come before the answer."""
 
     pages: list[str]
+    scans: list[int]
+    scanned: list[list]
     error: ErrorPayload
     cpu: float
     ready: bool
@@ -68,14 +73,46 @@ class Ending:
     stderr_tail: str
 
 
-def pages_or_error(payload: Payload, *, memory_mb: int) -> list[str]:
-    """The pages in a child's answer, or the permanent error it reported."""
+def reading_or_error(payload: Payload, *, memory_mb: int) -> Reading:
+    """What a child's answer says it read, or the error it reported (permanent, or a page
+    OCR could not finish on a busy machine). The child parses untrusted bytes: an answer
+    that does not add up is a garbled one (ValueError)."""
     if "pages" in payload:
-        return payload["pages"]
+        texts = payload["pages"]
+        if not (isinstance(texts, list) and all(isinstance(text, str) for text in texts)):
+            raise ValueError("pages that are not texts")
+        return Reading(
+            texts, _scans(payload.get("scans", []), len(texts)), _scanned(payload, len(texts))
+        )
     error = payload.get("error")
     if error and error.get("code") in PERMANENT_ERRORS:
         raise PERMANENT_ERRORS[error["code"]](error["detail"])
+    if error and error.get("code") == ExtractTimeout.code:
+        raise ExtractTimeout(str(error.get("detail", ""))[:500])
     raise TransientError(f"The PDF reader answered {str(payload)[:200]}", code="extractor_crashed")
+
+
+def _scans(scans: object, pages: int) -> list[int]:
+    if not (isinstance(scans, list) and all(_is_index(index, pages) for index in scans)):
+        raise ValueError("scans that are not page indexes")
+    return scans
+
+
+def _scanned(payload: Payload, pages: int) -> dict[int, Scanned]:
+    scanned: dict[int, Scanned] = {}
+    for entry in payload.get("scanned", []):
+        match entry:
+            case [int() as index, str() as text, float() | int() as confidence] if (
+                _is_index(index, pages) and 0 <= confidence <= 1
+            ):
+                scanned[index] = Scanned(text, float(confidence))
+            case _:
+                raise ValueError(f"an OCR'd page of {str(entry)[:100]}")
+    return scanned
+
+
+def _is_index(index: object, pages: int) -> bool:
+    return isinstance(index, int) and not isinstance(index, bool) and 0 <= index < pages
 
 
 def failure(

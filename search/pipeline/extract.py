@@ -4,17 +4,29 @@
 bounded time and memory (search/pipeline/sandbox.py), one of a few kept warm in each worker
 process (search/pipeline/pool.py), by the extractor INGEST_EXTRACTOR names; the rules that
 tell a damaged or encrypted file from a sound one are in search/pipeline/reader.py, and the
-one that tells a scan from a text document in search/pipeline/classify.py.
+one that tells a scan from a text document in search/pipeline/classify.py. Asked to, the
+child also finds the pages that need OCR, or reads them (search/pipeline/ocr.py): OCR
+children are a pool of their own, started with the engine's languages.
 """
 
 import os
+from dataclasses import dataclass
 
 from django.conf import settings
 
-from search.pipeline.page import OnPages, Page
+from search.pipeline.page import OcrOrder, OnPages, Page
 from search.pipeline.pool import shared_pool
 
-__all__ = ["Page", "extract_document"]  # Page lives in search/pipeline/page.py
+__all__ = ["Extracted", "Page", "extract_document"]  # Page lives in search/pipeline/page.py
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """Each page's raw text (from OCR where it was read and found more), and the page
+    numbers (1-based) that need OCR, whether or not it was read."""
+
+    pages: list[Page]
+    scans: list[int]
 
 
 def extract_document(
@@ -26,7 +38,7 @@ def extract_document(
     owner: int | None = None,
     on_pages: OnPages | None = None,
 ) -> list[Page]:
-    """Each page's raw (uncleaned) text, read in a child process.
+    """Each page's raw (uncleaned) text from its text layer, read in a child process.
 
     Permanent (fail at once): NotAPdf, Encrypted, Corrupt, TooManyPages (more than
     `max_pages`, found before any page is read), TooComplex (needs more than `memory_mb` MB,
@@ -40,11 +52,68 @@ def extract_document(
     count first (0 read), then every quarter of a second or so; what it raises is raised
     here, and the child stopped.
     """
+    extracted = read_document(
+        path,
+        max_pages=max_pages,
+        timeout=timeout,
+        memory_mb=memory_mb,
+        owner=owner,
+        on_pages=on_pages,
+    )
+    return extracted.pages
+
+
+def read_document(
+    path: str | os.PathLike[str],
+    *,
+    max_pages: int,
+    timeout: float,
+    memory_mb: int,
+    owner: int | None = None,
+    on_pages: OnPages | None = None,
+    ocr: OcrOrder | None = None,
+    on_scans: OnPages | None = None,
+) -> Extracted:
+    """As extract_document, and with `ocr`: the pages that need OCR ("find"), or those
+    pages read by OCR ("read", by a child of the OCR pool: INGEST_OCR_LANGUAGES,
+    INGEST_OCR_MEMORY_MB), `on_scans` hearing of them as they are read. A page OCR read
+    takes its text when OCR found more than the text layer has (with `force`: any text).
+
+    Raises as extract_document, and for OCR (search/pipeline/ocr.py): TooManyPages past
+    `ocr.max_pages` pages to read, TooComplex for a page past the pixel cap or its CPU
+    time, ExtractTimeout for one a busy machine starved.
+    """
+    reading_ocr = ocr is not None and ocr.mode == "read"
     pool = shared_pool(
         size=settings.INGEST_EXTRACT_POOL_SIZE,
         recycle_after=settings.INGEST_EXTRACT_POOL_RECYCLE_AFTER,
-        memory_mb=memory_mb,
+        memory_mb=settings.INGEST_OCR_MEMORY_MB if reading_ocr else memory_mb,
         extractor=settings.INGEST_EXTRACTOR,
+        ocr_languages=settings.INGEST_OCR_LANGUAGES if reading_ocr else "",
+        tessdata=settings.INGEST_OCR_TESSDATA if reading_ocr else "",
     )
-    texts = pool.read(path, max_pages=max_pages, timeout=timeout, owner=owner, on_pages=on_pages)
-    return [Page(number, text) for number, text in enumerate(texts, start=1)]
+    reading = pool.read_pages(
+        path,
+        max_pages=max_pages,
+        timeout=timeout,
+        owner=owner,
+        on_pages=on_pages,
+        ocr=ocr,
+        on_scans=on_scans,
+    )
+    pages = []
+    for index, text in enumerate(reading.texts):
+        page = Page(index + 1, text)
+        scanned = reading.scanned.get(index)
+        if scanned is not None and _takes_ocr(text, scanned.text, force=bool(ocr and ocr.force)):
+            page = Page(index + 1, scanned.text, source="ocr", confidence=scanned.confidence)
+        pages.append(page)
+    return Extracted(pages, [index + 1 for index in reading.scans])
+
+
+def _takes_ocr(layer: str, read: str, *, force: bool) -> bool:
+    """Whether a page OCR read takes what OCR read rather than its text layer."""
+    from search.pipeline.classify import nonspace
+
+    found = nonspace(read)
+    return found > 0 and (force or found > nonspace(layer))

@@ -23,18 +23,30 @@ import os
 import threading
 from pathlib import Path
 
-from search.pipeline.page import OnPages
+from search.pipeline.page import OcrOrder, OnPages, Reading
 from search.pipeline.sandbox import Sandbox
 
 
 class Pool:
-    """Sandboxes with one memory limit and one extractor, lent to threads (thread-safe)."""
+    """Sandboxes with one memory limit, one extractor and one OCR engine (none: "" for
+    `ocr_languages`), lent to threads (thread-safe)."""
 
-    def __init__(self, *, size: int, recycle_after: int, memory_mb: int, extractor: str) -> None:
+    def __init__(
+        self,
+        *,
+        size: int,
+        recycle_after: int,
+        memory_mb: int,
+        extractor: str,
+        ocr_languages: str = "",
+        tessdata: str = "",
+    ) -> None:
         self.size = size
         self.recycle_after = recycle_after
         self.memory_mb = memory_mb
         self.extractor = extractor
+        self.ocr_languages = ocr_languages
+        self.tessdata = tessdata
         self._idle: collections.deque[Sandbox] = collections.deque()
         self._lock = threading.Lock()
 
@@ -47,15 +59,39 @@ class Pool:
         owner: int | None = None,
         on_pages: OnPages | None = None,
     ) -> list[str]:
-        """Each page's raw text, read by a pooled child that has read no other owner's
-        documents (a parser taken over by one owner's file must not see the next owner's);
-        raises as Sandbox.read, and OSError when `path` cannot be found (before any child
-        is involved). `on_pages` hears of the pages read meanwhile (Sandbox.read)."""
+        """Each page's raw text: `read_pages` without OCR."""
+        reading = self.read_pages(
+            path, max_pages=max_pages, timeout=timeout, owner=owner, on_pages=on_pages
+        )
+        return reading.texts
+
+    def read_pages(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_pages: int,
+        timeout: float,
+        owner: int | None = None,
+        on_pages: OnPages | None = None,
+        ocr: OcrOrder | None = None,
+        on_scans: OnPages | None = None,
+    ) -> Reading:
+        """What a pooled child read (Sandbox.read_pages), a child that has read no other
+        owner's documents (a parser taken over by one owner's file must not see the next
+        owner's); raises as Sandbox.read_pages, and OSError when `path` cannot be found
+        (before any child is involved)."""
         resolved = Path(path).resolve(strict=True)
         sandbox = self._borrow(owner)
         sandbox.owner = owner
         try:
-            pages = sandbox.read(resolved, max_pages=max_pages, timeout=timeout, on_pages=on_pages)
+            pages = sandbox.read_pages(
+                resolved,
+                max_pages=max_pages,
+                timeout=timeout,
+                on_pages=on_pages,
+                ocr=ocr,
+                on_scans=on_scans,
+            )
         except BaseException:
             self._retire(sandbox)
             raise
@@ -125,21 +161,39 @@ class Pool:
             evicted.stop()
 
     def _start(self) -> Sandbox:
-        return Sandbox(memory_mb=self.memory_mb, extractor=self.extractor)
+        return Sandbox(
+            memory_mb=self.memory_mb,
+            extractor=self.extractor,
+            ocr_languages=self.ocr_languages,
+            tessdata=self.tessdata,
+        )
 
 
-_pools: dict[tuple[int, int, int, int, str], Pool] = {}
+_pools: dict[tuple[int, int, int, int, str, str, str], Pool] = {}
 _pools_lock = threading.Lock()
 
 
-def shared_pool(*, size: int, recycle_after: int, memory_mb: int, extractor: str) -> Pool:
+def shared_pool(
+    *,
+    size: int,
+    recycle_after: int,
+    memory_mb: int,
+    extractor: str,
+    ocr_languages: str = "",
+    tessdata: str = "",
+) -> Pool:
     """This process's pool for these settings, made on first use."""
     # The pid too: a process forked from this one must not share its children.
-    key = (os.getpid(), size, recycle_after, memory_mb, extractor)
+    key = (os.getpid(), size, recycle_after, memory_mb, extractor, ocr_languages, tessdata)
     with _pools_lock:
         if key not in _pools:
             _pools[key] = Pool(
-                size=size, recycle_after=recycle_after, memory_mb=memory_mb, extractor=extractor
+                size=size,
+                recycle_after=recycle_after,
+                memory_mb=memory_mb,
+                extractor=extractor,
+                ocr_languages=ocr_languages,
+                tessdata=tessdata,
             )
         return _pools[key]
 

@@ -34,23 +34,29 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 import psutil
 
 from search.pipeline import landlock
 from search.pipeline.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
-from search.pipeline.endings import Ending, Payload, failure, memory_detail, pages_or_error
-from search.pipeline.errors import PermanentError, TooComplex, TransientError
-from search.pipeline.page import OnPages
+from search.pipeline.endings import Ending, Payload, failure, memory_detail, reading_or_error
+from search.pipeline.errors import ExtractTimeout, PermanentError, TooComplex, TransientError
+from search.pipeline.page import OcrOrder, OnPages, Reading
+
+if TYPE_CHECKING:  # the engine is loaded in the child only
+    from search.pipeline.ocr import Engine
 
 log = logging.getLogger(__name__)
 
 CHILD_MODULE = "search.pipeline.sandbox"
 # The directory that holds the `search` package, for the child's imports.
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
-# The child reads INGEST_EXTRACTOR (search/pipeline/reader.py) from its environment.
+# The child reads INGEST_EXTRACTOR (search/pipeline/reader.py) from its environment, and
+# the OCR engine's languages and files (search/pipeline/ocr.py).
 EXTRACTOR_ENV = "INGEST_EXTRACTOR"
+OCR_LANGUAGES_ENV = "INGEST_OCR_LANGUAGES"
+OCR_TESSDATA_ENV = "INGEST_OCR_TESSDATA"
 
 # Text the child may hand back, as JSON. A real document of INGEST_MAX_PAGES pages comes
 # nowhere near; more means the parent would spend a worker's memory on a hostile file.
@@ -98,8 +104,16 @@ class Sandbox:
     Starting one returns at once; the child gets ready (imports its reader) meanwhile.
     """
 
-    def __init__(self, *, memory_mb: int, extractor: str = "pdfminer") -> None:
+    def __init__(
+        self,
+        *,
+        memory_mb: int,
+        extractor: str = "pdfminer",
+        ocr_languages: str = "",
+        tessdata: str = "",
+    ) -> None:
         self.extractor = extractor
+        self.ocr_languages = ocr_languages  # "": a child that reads no page by OCR
         # Before any child exists: none of them can read this process's secrets in /proc.
         make_undumpable()
         self.memory_mb = memory_mb
@@ -117,7 +131,7 @@ class Sandbox:
                 stdout=subprocess.PIPE,
                 # A file, not a pipe: however much the child writes, we keep only the tail.
                 stderr=self._stderr,
-                env=_child_environment(extractor, self._scratch),
+                env=_child_environment(extractor, self._scratch, ocr_languages, tessdata),
                 pass_fds=[theirs.fileno()],
                 # Its own process group, so the kill reaches everything it could have started.
                 start_new_session=True,
@@ -142,8 +156,24 @@ class Sandbox:
     def read(
         self, path: Path, *, max_pages: int, timeout: float, on_pages: OnPages | None = None
     ) -> list[str]:
-        """Each page's raw text of the PDF at `path` (an absolute path). `on_pages` hears
-        of the pages read while the child reads (page.OnPages; not every page is told).
+        """Each page's raw text of the PDF at `path`: `read_pages` without OCR."""
+        return self.read_pages(path, max_pages=max_pages, timeout=timeout, on_pages=on_pages).texts
+
+    def read_pages(
+        self,
+        path: Path,
+        *,
+        max_pages: int,
+        timeout: float,
+        on_pages: OnPages | None = None,
+        ocr: OcrOrder | None = None,
+        on_scans: OnPages | None = None,
+    ) -> Reading:
+        """Each page's raw text of the PDF at `path` (an absolute path) and, with `ocr`,
+        the pages that need OCR (and, in its "read" mode, what OCR read on them: only a
+        child started with `ocr_languages` can). `on_pages` hears of the pages read while
+        the child reads, `on_scans` of the pages read by OCR (page.OnPages; not every page
+        is told).
 
         Raises the reader's permanent errors (NotAPdf, Encrypted, Corrupt, TooManyPages),
         TooComplex past `memory_mb` or past `timeout` seconds of CPU time (the file's own
@@ -157,18 +187,19 @@ class Sandbox:
             self._wait_until_ready()
             with open(path, "rb") as document:  # handed over open: the child cannot open it
                 socket.send_fds(self._channel, [b"d"], [document.fileno()])
-            self._send(max_pages=max_pages, timeout=timeout)
+            self._send(max_pages=max_pages, timeout=timeout, ocr=ocr.as_request() if ocr else None)
             deadline = time.monotonic() + WALL_CLOCK_FACTOR * timeout
             cpu_limit = (self._cpu or 0.0) + timeout
             payload = self._receive(deadline, cpu_limit)
             while "progress" in payload:
                 done, total = _pages_read(payload, max_pages)
-                if on_pages is not None:
-                    on_pages(done, total)
+                told = on_scans if payload["progress"].get("ocr") else on_pages
+                if told is not None:
+                    told(done, total)
                 payload = self._receive(deadline, cpu_limit)
             self.served += 1
             self._cpu = payload.get("cpu", self._cpu)
-            return pages_or_error(payload, memory_mb=self.memory_mb)
+            return reading_or_error(payload, memory_mb=self.memory_mb)
         except _OutOfCpu:
             raise self._ended(timeout=timeout, killed_for="cpu") from None
         except _DeadlinePassed:
@@ -260,7 +291,7 @@ class Sandbox:
             timeout=timeout,
             wall=wall,
             memory_mb=self.memory_mb,
-            aborts_on_oom=self.extractor == "pdfium",
+            aborts_on_oom=self.extractor == "pdfium" or bool(self.ocr_languages),
         )
 
     def _reap(self, *, grace: float) -> float:
@@ -315,15 +346,25 @@ def _say_what_is_lost(walls: dict) -> None:
         log.warning("extractor sandbox: %s", lost)
 
 
-def _child_environment(extractor: str, scratch: str) -> dict[str, str]:
+def _child_environment(
+    extractor: str, scratch: str, ocr_languages: str = "", tessdata: str = ""
+) -> dict[str, str]:
     # The child parses untrusted bytes: it gets the import path, its scratch directory and
-    # no credentials.
-    return {
+    # no credentials; an OCR child, its engine's languages and files, and one thread.
+    environment = {
         "PYTHONPATH": PROJECT_ROOT,
         "PATH": os.defpath,
         "TMPDIR": scratch,
         EXTRACTOR_ENV: extractor,
     }
+    if ocr_languages:
+        environment |= {
+            OCR_LANGUAGES_ENV: ocr_languages,
+            OCR_TESSDATA_ENV: tessdata,
+            "OMP_THREAD_LIMIT": "1",
+            "OMP_NUM_THREADS": "1",
+        }
+    return environment
 
 
 def _tail(stderr: BinaryIO) -> str:
@@ -358,18 +399,22 @@ def read_in_sandbox(
 def main(argv: list[str]) -> int:
     """The child: `python -m search.pipeline.sandbox MEMORY_MB`, requests on stdin.
 
-    Each request is a JSON line {"path", "max_pages", "timeout"}; each answer one Payload,
-    for any input, good or bad. Dying instead (a traceback, a signal) means the reader
-    itself broke. Exits 0 when stdin closes.
+    Each request is a JSON line {"max_pages", "timeout", "ocr"} (the document comes over
+    the channel, an open file); each answer one Payload, for any input, good or bad. Dying
+    instead (a traceback, a signal) means the reader itself broke. Exits 0 when stdin
+    closes.
     """
     memory_mb, channel = int(argv[1]), socket.socket(fileno=int(argv[2]))
     answers = _take_stdout()
     confine_child(memory_mb=memory_mb, cpu_seconds=STARTUP_SECONDS)
     # Imported under the limits: no PDF library is ever loaded in a process without them.
+    from search.pipeline.ocr import start_engine
     from search.pipeline.reader import read_pdf
 
     # Collected by the reader as evidence of damage, not printed.
     logging.getLogger("pdfminer").propagate = False
+    # The engine loads its language files now, while the walls still let it.
+    engine = start_engine()
     walls = put_up_walls()  # before the first untrusted byte
     _write(answers, {"ready": True, "walls": walls}, memory_mb=memory_mb)
     for line in sys.stdin.buffer:
@@ -379,8 +424,15 @@ def main(argv: list[str]) -> int:
         # Deadlines of its own, for when the worker is gone: SIGXCPU, or SIGALRM.
         limit_cpu(timeout + CPU_GRACE_SECONDS)
         signal.setitimer(signal.ITIMER_REAL, WALL_CLOCK_FACTOR * timeout + CPU_GRACE_SECONDS)
-        told = _PagesTold(answers)
-        payload = _read(read_pdf, fds[0], request["max_pages"], memory_mb=memory_mb, told=told)
+        order = OcrOrder.from_request(request["ocr"]) if request.get("ocr") else None
+        payload = _read(
+            read_pdf,
+            fds[0],
+            request["max_pages"],
+            memory_mb=memory_mb,
+            told=_PagesTold(answers),
+            ocr=(order, engine) if order else None,
+        )
         signal.setitimer(signal.ITIMER_REAL, 0)
         _write(answers, payload, memory_mb=memory_mb)
     return 0
@@ -415,16 +467,20 @@ class _PagesTold:
     """Tells the parent the pages read, in `progress` frames: the count as soon as it is
     known (0 read), then at most every PROGRESS_SECONDS; the answer itself follows."""
 
-    def __init__(self, answers: int) -> None:
+    def __init__(self, answers: int, *, ocr: bool = False) -> None:
         self.answers = answers
         self.last = -math.inf
+        self.ocr = ocr  # the pages read by OCR, not by the text reader
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
         if done and now - self.last < PROGRESS_SECONDS:
             return
         self.last = now
-        _send_frame(self.answers, json.dumps({"progress": {"done": done, "total": total}}).encode())
+        progress: dict[str, object] = {"done": done, "total": total}
+        if self.ocr:
+            progress["ocr"] = True
+        _send_frame(self.answers, json.dumps({"progress": progress}).encode())
 
 
 def _read(
@@ -433,16 +489,41 @@ def _read(
     max_pages: int,
     *,
     memory_mb: int,
-    told: OnPages | None = None,
+    told: "_PagesTold | None" = None,
+    ocr: "tuple[OcrOrder, Engine | None] | None" = None,
 ) -> Payload:
     try:
         with os.fdopen(document, "rb") as fp:
-            return {"pages": read_pdf(fp, max_pages=max_pages, on_pages=told)}
-    except PermanentError as exc:
+            texts = read_pdf(fp, max_pages=max_pages, on_pages=told)
+            if ocr is None:
+                return {"pages": texts}
+            fp.seek(0)
+            return _scan(fp.read(), texts, *ocr, told=told)
+    except (PermanentError, ExtractTimeout) as exc:
         return {"error": {"code": exc.code, "detail": exc.detail}}
     except MemoryError:
         pass  # answered below, once the frames that held the memory are gone
     return {"error": {"code": TooComplex.code, "detail": memory_detail(memory_mb)}}
+
+
+def _scan(
+    data: bytes,
+    texts: list[str],
+    order: OcrOrder,
+    engine: "Engine | None",
+    *,
+    told: "_PagesTold | None",
+) -> Payload:
+    """The text reader's pages, the pages that need OCR, and (ordered to) what it read."""
+    from search.pipeline.ocr import read_scans
+
+    on_scans = _PagesTold(told.answers, ocr=True) if told is not None else None
+    scans, scanned = read_scans(data, texts, order, engine, on_pages=on_scans)
+    return {
+        "pages": texts,
+        "scans": scans,
+        "scanned": [[index, page.text, page.confidence] for index, page in scanned.items()],
+    }
 
 
 def _write(fd: int, payload: Payload, *, memory_mb: int) -> None:

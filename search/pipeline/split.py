@@ -11,6 +11,8 @@ class Piece:
     index: int
     page: int
     text: str
+    source: str = "text"  # where its page's text came from: "text" (its layer) or "ocr"
+    confidence: float | None = None  # the OCR engine's mean confidence on that page
 
 
 def split_pages(pages: Iterable[Page], *, size: int, overlap: int) -> Iterator[Piece]:
@@ -21,7 +23,13 @@ def split_pages(pages: Iterable[Page], *, size: int, overlap: int) -> Iterator[P
     index = 0
     for page in pages:
         for text in _split_text(page.text, size, overlap):
-            yield Piece(index=index, page=page.number, text=text)
+            yield Piece(
+                index=index,
+                page=page.number,
+                text=text,
+                source=page.source,
+                confidence=page.confidence,
+            )
             index += 1
 
 

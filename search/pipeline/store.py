@@ -27,6 +27,8 @@ def upsert_chunks(
             index=piece.index,
             page=piece.page,
             text=piece.text,
+            source=piece.source,
+            confidence=piece.confidence,
             embedding=vector,
         )
         for piece, vector in zip(pieces, vectors, strict=True)
@@ -35,7 +37,7 @@ def upsert_chunks(
         rows,
         update_conflicts=True,
         unique_fields=["id"],
-        update_fields=["text", "page", "embedding"],
+        update_fields=["text", "page", "source", "confidence", "embedding"],
     )
 
 

@@ -49,7 +49,9 @@ def progress(client, job_id: str) -> dict:
 def test_the_api_and_the_page_show_pages_read_then_chunks_embedded_then_done(
     alice, alice_client, broker, worker, monkeypatch
 ):
-    reading = Hold(services.record_pages, lambda *, job, done, total: 0 < done < total)
+    reading = Hold(
+        services.record_pages, lambda *, job, done, total, stage="extracting": 0 < done < total
+    )
     monkeypatch.setattr(services, "record_pages", reading)
     embedding = Hold(processing.embed, lambda texts: True)
     monkeypatch.setattr(processing, "embed", embedding)

@@ -1,0 +1,233 @@
+"""Read scanned pages by OCR: which pages need it, their images, and Tesseract's text.
+
+Like the text readers this parses untrusted bytes (PDFium renders the page, Tesseract reads
+the image), so it runs only inside the sandboxed child (search/pipeline/sandbox.py), which
+starts the engine before its walls go up and then asks `read_scans` for each document.
+
+Which pages (`needs_ocr`, the `auto` rule): a page is read by OCR when images cover at
+least MIN_IMAGE_SHARE of it and its text layer carries fewer than CHARS_PER_SQUARE_INCH
+characters per square inch of that image. Measured on the corpus (docs/running/ocr.md):
+a page of body text carries 30 to 40 characters per square inch of page; an image with a
+caption, 2 to 3 over the image; the hidden layer of a scan OCR'd before (pypdf's
+Vicksburg sample), 7 to 9 over its full-page image, and it is kept; a scan with nothing, 0.
+
+One thread: the child may start none (seccomp), and the engine is told so
+(OMP_THREAD_LIMIT=1 in its environment, which Tesseract's OpenMP obeys).
+"""
+
+import ctypes
+import math
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import pypdfium2  # type: ignore[import-untyped]
+import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
+
+from search.pipeline.classify import nonspace
+from search.pipeline.errors import ExtractTimeout, TooComplex, TooManyPages
+from search.pipeline.page import OcrOrder, OnPages, Scanned
+
+# The auto rule (see the module's docstring).
+MIN_IMAGE_SHARE = 0.05
+CHARS_PER_SQUARE_INCH = 3.0
+POINTS_PER_INCH = 72
+# A page whose OCR ran past its budget by the clock but not by the CPU was starved by a busy
+# machine: transient. Past this share of the budget in CPU time, it is the page's weight.
+CPU_SHARE_OF_BUDGET = 0.8
+
+# The child's environment (sandbox._child_environment): the languages to start the engine
+# with ("" for a child that does no OCR) and where Tesseract's language files are.
+LANGUAGES_ENV = "INGEST_OCR_LANGUAGES"
+TESSDATA_ENV = "INGEST_OCR_TESSDATA"
+
+
+# --------------------------------------------------------------------------- which pages
+
+
+def needs_ocr(pdf: Any, texts: Sequence[str], *, force: bool = False) -> list[int]:
+    """The 0-based indexes of the pages of `pdf` (a pypdfium2 PdfDocument whose page texts
+    are `texts`) that the auto rule, or `force`, sends to OCR."""
+    if force:
+        return list(range(len(texts)))
+    wanted = []
+    for index, text in enumerate(texts):
+        page = pdf[index]
+        try:
+            width, height = page.get_size()
+            covered = _image_area(page.raw, width, height)
+        finally:
+            page.close()
+        if width * height <= 0 or covered / (width * height) < MIN_IMAGE_SHARE:
+            continue
+        square_inches = covered / POINTS_PER_INCH**2
+        if nonspace(text) < CHARS_PER_SQUARE_INCH * square_inches:
+            wanted.append(index)
+    return wanted
+
+
+def _image_area(page: ctypes.c_void_p, width: float, height: float) -> float:
+    """Points² of the page its images cover, each clipped to the page (overlaps counted
+    twice, capped at the page), forms walked into."""
+    count, get = pdfium_c.FPDFPage_CountObjects, pdfium_c.FPDFPage_GetObject
+    stack = [get(page, index) for index in range(count(page))]
+    area = 0.0
+    while stack:
+        obj = stack.pop()
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_FORM:
+            inner = pdfium_c.FPDFFormObj_CountObjects(obj)
+            stack.extend(pdfium_c.FPDFFormObj_GetObject(obj, i) for i in range(inner))
+        elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+            if pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+                w = min(width, right.value) - max(0.0, left.value)
+                h = min(height, top.value) - max(0.0, bottom.value)
+                area += max(0.0, w) * max(0.0, h)
+    return min(area, width * height)
+
+
+def _largest_image(page: ctypes.c_void_p) -> tuple[int, int]:
+    """The pixel size of the page's largest image (0, 0 without one), forms walked into."""
+    count, get = pdfium_c.FPDFPage_CountObjects, pdfium_c.FPDFPage_GetObject
+    stack = [get(page, index) for index in range(count(page))]
+    largest = (0, 0)
+    while stack:
+        obj = stack.pop()
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_FORM:
+            inner = pdfium_c.FPDFFormObj_CountObjects(obj)
+            stack.extend(pdfium_c.FPDFFormObj_GetObject(obj, i) for i in range(inner))
+        elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            w, h = ctypes.c_uint(), ctypes.c_uint()
+            known = pdfium_c.FPDFImageObj_GetImagePixelSize(obj, w, h)
+            if known and w.value * h.value > largest[0] * largest[1]:
+                largest = (w.value, h.value)
+    return largest
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class Engine:
+    """Tesseract, through tesserocr, started once per child with its languages."""
+
+    def __init__(self, languages: str, tessdata: str) -> None:
+        import tesserocr  # type: ignore[import-not-found]
+
+        self._tesserocr = tesserocr
+        self.languages = languages
+        self._api = tesserocr.PyTessBaseAPI(
+            path=tessdata.rstrip("/") + "/", lang=languages, oem=tesserocr.OEM.LSTM_ONLY
+        )
+
+    def read(self, image: Any, *, seconds: float) -> Scanned | None:
+        """The text of `image` (a PIL image) and its mean confidence; None when the engine
+        ran past `seconds` of wall-clock time."""
+        self._api.SetImage(image)
+        if not self._api.Recognize(timeout=max(1, int(seconds * 1000))):
+            self._api.Clear()
+            return None
+        text = self._api.GetUTF8Text() or ""
+        confidence = max(0, self._api.MeanTextConf()) / 100
+        self._api.Clear()
+        return Scanned(text=text, confidence=confidence if nonspace(text) else 0.0)
+
+
+def start_engine() -> Engine | None:
+    """The child's engine, from its environment; None for a child that does no OCR."""
+    languages = os.environ.get(LANGUAGES_ENV, "").strip()
+    if not languages:
+        return None
+    return Engine(languages, os.environ.get(TESSDATA_ENV, ""))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def render(pdf: Any, index: int, order: OcrOrder) -> Any:
+    """Page `index` of `pdf` as a greyscale PIL image at `order.dpi`, or lower when the
+    page would be larger than `order.max_pixels`. TooComplex when one of its images alone
+    holds more pixels than that (decoding it would take the memory, whatever the dpi)."""
+    page = pdf[index]
+    try:
+        image_w, image_h = _largest_image(page.raw)
+        if image_w * image_h > order.max_pixels:
+            raise TooComplex(
+                f"Page {index + 1} holds an image of {image_w} x {image_h} pixels; the limit "
+                f"is {order.max_pixels:,} pixels (INGEST_OCR_MAX_PIXELS)."
+            )
+        width, height = page.get_size()
+        scale = order.dpi / POINTS_PER_INCH
+        if width * height * scale * scale > order.max_pixels:
+            scale = math.sqrt(order.max_pixels / (width * height))
+        bitmap = page.render(scale=scale, grayscale=True)
+        return bitmap.to_pil()
+    finally:
+        page.close()
+
+
+def read_scans(
+    data: bytes,
+    texts: list[str],
+    order: OcrOrder,
+    engine: Engine | None,
+    *,
+    on_pages: OnPages | None = None,
+) -> tuple[list[int], dict[int, Scanned]]:
+    """The pages that need OCR (0-based), and, when `order.mode` is "read", what OCR read
+    on each of them (a page where it read nothing is there, with no text).
+
+    Raises TooManyPages past `order.max_pages` pages to read (before any is read), and
+    for a page: TooComplex (an image past the pixel cap, or more than `page_seconds` of
+    CPU time), ExtractTimeout (past its time by the clock but not the CPU: a busy
+    machine). `on_pages(read, total)` hears of the pages read by OCR as it goes.
+    """
+    try:
+        pdf = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError:
+        return [], {}  # the text reader could read it, PDFium cannot: keep its text
+    try:
+        wanted = needs_ocr(pdf, texts, force=order.force)
+        if len(wanted) > order.max_pages:
+            raise TooManyPages(
+                f"The PDF has {len(wanted)} pages to read by OCR; the limit is "
+                f"{order.max_pages} (INGEST_OCR_MAX_PAGES)."
+            )
+        if order.mode != "read" or not wanted:
+            return wanted, {}
+        if engine is None:
+            raise RuntimeError("an OCR reading asked of a child started without an engine")
+        scanned: dict[int, Scanned] = {}
+        for done, index in enumerate(wanted):
+            if on_pages is not None:
+                on_pages(done, len(wanted))
+            scanned[index] = _read_page(pdf, index, order, engine)
+        if on_pages is not None:
+            on_pages(len(wanted), len(wanted))
+        return wanted, scanned
+    finally:
+        pdf.close()
+
+
+def _read_page(pdf: Any, index: int, order: OcrOrder, engine: Engine) -> Scanned:
+    started = _cpu()
+    image = render(pdf, index, order)
+    left = order.page_seconds - (_cpu() - started)
+    scanned = engine.read(image, seconds=left) if left > 0 else None
+    if scanned is not None:
+        return scanned
+    if _cpu() - started >= CPU_SHARE_OF_BUDGET * order.page_seconds:
+        raise TooComplex(
+            f"Page {index + 1} needs more than {order.page_seconds:g} s of CPU time to read "
+            "by OCR (INGEST_OCR_PAGE_SECONDS)."
+        )
+    raise ExtractTimeout(
+        f"Page {index + 1} was not read by OCR within {order.page_seconds:g} s: the "
+        "machine is busy."
+    )
+
+
+def _cpu() -> float:
+    return time.process_time()

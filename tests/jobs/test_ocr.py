@@ -1,0 +1,81 @@
+"""Scanned pages become text: found in the fast lane, read by OCR in the `ocr` lane, with a
+real Tesseract in the sandboxed child and a real Dramatiq worker."""
+
+import pytest
+
+from jobs.models import AttemptOutcome, JobAttempt, JobStatus, Lane
+from search.models import Chunk
+from tests.conftest import pdf_upload, wait_until_terminal
+from tests.factories import joined_pdf, scanned_pdf, text_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CONTRACT = (
+    "This agreement is made between the buyer and the seller. The seller delivers the "
+    "goods within thirty days of the order, and the buyer pays the invoice within sixty days."
+)
+
+
+def upload(client, content: bytes, name: str = "scan.pdf") -> dict:
+    response = client.post("/api/documents/", {"file": pdf_upload(content, name)})
+    assert response.status_code == 202, response.content
+    return response.json()["results"][0]
+
+
+def test_a_scan_is_read_by_ocr_in_its_own_lane(alice_client, worker, settings):
+    result = upload(alice_client, scanned_pdf(CONTRACT))
+
+    [job] = wait_until_terminal([result["job_id"]], timeout=120)
+
+    assert job.status == JobStatus.SUCCEEDED, job.error_detail
+    assert job.lane == Lane.OCR
+    assert job.attempts == 1, "the hand-off to the OCR lane is not an attempt"
+    outcomes = list(
+        JobAttempt.objects.filter(job=job).order_by("number").values_list("outcome", flat=True)
+    )
+    assert outcomes == [AttemptOutcome.HANDED_ON, AttemptOutcome.SUCCEEDED]
+    chunks = list(Chunk.objects.filter(document_id=result["document_id"]))
+    text = " ".join(chunk.text for chunk in chunks).lower()
+    assert "seller delivers the goods" in text
+    assert {chunk.source for chunk in chunks} == {"ocr"}
+    assert all(0.5 < chunk.confidence <= 1 for chunk in chunks)
+
+
+def test_a_document_mixing_text_and_scanned_pages_keeps_its_text_layer(alice_client, worker):
+    mixed = joined_pdf(
+        text_pdf("The born digital page speaks of invoices and receipts."), scanned_pdf(CONTRACT)
+    )
+    result = upload(alice_client, mixed, "mixed.pdf")
+
+    [job] = wait_until_terminal([result["job_id"]], timeout=120)
+
+    assert job.status == JobStatus.SUCCEEDED, job.error_detail
+    by_page = {
+        chunk.page: chunk for chunk in Chunk.objects.filter(document_id=result["document_id"])
+    }
+    assert by_page[1].source == "text"
+    assert by_page[1].confidence is None
+    assert "invoices and receipts" in by_page[1].text
+    assert by_page[2].source == "ocr"
+    assert "thirty days" in by_page[2].text.lower()
+
+
+def test_a_scan_where_ocr_finds_nothing_ends_no_text_saying_so(alice_client, worker):
+    result = upload(alice_client, scanned_pdf(blank_pages=2), "blank.pdf")
+
+    [job] = wait_until_terminal([result["job_id"]], timeout=120)
+
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "no_text")
+    assert "OCR found no text on the 2 pages it read" in job.error_detail
+    detail = alice_client.get(f"/api/jobs/{job.id}/").json()["error"]["detail"]
+    assert "OCR" in detail
+
+
+def test_with_ocr_off_a_scan_ends_no_text_at_once(alice_client, worker, settings):
+    settings.INGEST_OCR = "off"
+    result = upload(alice_client, scanned_pdf(CONTRACT))
+
+    [job] = wait_until_terminal([result["job_id"]], timeout=60)
+
+    assert (job.status, job.error_code, job.lane) == (JobStatus.FAILED, "no_text", Lane.FAST)
+    assert "INGEST_OCR=off" in job.error_detail
