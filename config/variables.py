@@ -357,6 +357,11 @@ TOPICS = [
             "WORKER_FAST_THREADS": _m("Threads per fast-lane worker process (and its prefetch)."),
             "WORKER_BATCH_PROCESSES": _m("Worker processes of the batch lane (`worker-batch`)."),
             "WORKER_BATCH_THREADS": _m("Threads per batch-lane worker process (and its prefetch)."),
+            "WORKER_OCR_PROCESSES": _m("Worker processes of the OCR lane (`worker-ocr`)."),
+            "WORKER_OCR_THREADS": _m(
+                "Threads per OCR-lane worker process (and its prefetch); each reads one scan "
+                "on one core."
+            ),
             "WORKER_WEBHOOKS_PROCESSES": _declared(
                 "whole number",
                 1,
@@ -380,6 +385,13 @@ TOPICS = [
                 15,
                 "the Procfile's `worker-batch`",
                 "CPU niceness of the batch lane's workers: below the fast lane's.",
+            ),
+            "WORKER_OCR_NICE": _declared(
+                "whole number",
+                15,
+                "the Procfile's `worker-ocr`",
+                "CPU niceness of the OCR lane's workers: below the fast lane's, so scans never "
+                "slow a born-digital document.",
             ),
             "INGEST_WORKER_BEAT_SECONDS": _m(
                 "How often a worker process writes its heartbeat row; three missed beats count "
@@ -470,6 +482,47 @@ TOPICS = [
             "INGEST_CHUNK_OVERLAP": _m(
                 "What each chunk repeats of the one before; below `INGEST_CHUNK_SIZE`.",
                 "characters",
+            ),
+        },
+    ),
+    Topic(
+        "OCR",
+        "ocr.md",
+        {
+            "INGEST_OCR": _m(
+                "`auto`: read by OCR every page whose text layer is missing or thin against "
+                "the images on it; `force`: every page; `off`: none (a scan fails `no_text`)."
+            ),
+            "INGEST_OCR_LANGUAGES": _m(
+                "Tesseract's languages, joined with `+` (`eng`, `deu`, `chi_sim`, ...); each "
+                "needs its language file (`make ocr` installs eng, deu and chi_sim)."
+            ),
+            "INGEST_OCR_TESSDATA": _m(
+                "Where Tesseract's language files are.",
+                shown="`TESSDATA_PREFIX`, else Debian's `/usr/share/tesseract-ocr/5/tessdata`",
+            ),
+            "INGEST_OCR_DPI": _m("Resolution pages are rendered at for OCR.", "dots per inch"),
+            "INGEST_OCR_MAX_PIXELS": _m(
+                "Pixels of one page image: a page larger is rendered at a lower resolution, "
+                "an embedded image larger fails with `too_complex`.",
+                "pixels",
+            ),
+            "INGEST_OCR_PAGE_SECONDS": _m(
+                "CPU time OCR may spend on one page; more fails with `too_complex`.", SECONDS
+            ),
+            "INGEST_OCR_TIMEOUT_SECONDS": _m(
+                "CPU time one reading of a scan (its text layer and OCR) may use; more fails "
+                "with `too_complex`.",
+                SECONDS,
+            ),
+            "INGEST_OCR_MAX_PAGES": _m(
+                "Pages one document may have to read by OCR; more fails with `too_many_pages`.",
+                "pages",
+            ),
+            "INGEST_OCR_MEMORY_MB": _m(
+                "Address space of the process that reads a scan by OCR; more fails with "
+                "`too_complex`.",
+                "MB",
             ),
         },
     ),
