@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install services stop-services constraints bench chaos browser loadtest
+.PHONY: run test lint format install services stop-services constraints bench chaos browser ocr loadtest
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,9 +23,9 @@ install: $(VENV)/.installed-dev
 ## make run: web, ws, a worker per lane, the webhook deliverer and the sweeper from the Procfile (each restarted if it dies),
 ## on the embedded services unless DATABASE_URL / REDIS_URL are set. Their ports are checked first;
 ## the runner is exec'd, so it is make's only child, and its pid is in RUN_PIDFILE for `make stop`.
-RUN_PROCESSES := web ws worker-fast worker-batch worker-webhooks sweeper
+RUN_PROCESSES := web ws worker-fast worker-batch worker-ocr worker-webhooks sweeper
 RUN_PIDFILE := $${INGEST_DATA_DIR:-var}/run.pid
-run: $(VENV)/.installed-base
+run: $(VENV)/.installed-base ocr
 	PORT=$(PORT) $(PY) -m config.procfile --check --pidfile "$(RUN_PIDFILE)" $(RUN_PROCESSES)
 	$(PY) manage.py embedded start
 	$(PY) manage.py migrate --noinput
@@ -63,11 +63,30 @@ browser:
 	$$sudo apt-get update && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 
+## make ocr: Tesseract's language files from Debian's packages, when missing: English, German
+## and Chinese (simplified), and any other language INGEST_OCR_LANGUAGES names (docs/running/ocr.md).
+## Nothing to do with INGEST_OCR=off. Nothing is ever downloaded at run time.
+OCR_LANGUAGES := eng+deu+chi_sim
+ocr: $(VENV)/.installed-base
+	@case "$${INGEST_OCR:-}" in off) exit 0;; esac; \
+	packages=$$($(PY) -m config.tessdata --missing "$(OCR_LANGUAGES)+$${INGEST_OCR_LANGUAGES:-eng}" | sort -u); \
+	if [ -z "$$packages" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	else echo "Tesseract's language files are missing and installing them needs root:" \
+		"apt-get install" $$packages ", or set INGEST_OCR=off" >&2; exit 1; fi; \
+	echo "Installing Tesseract's language files from Debian's packages:" $$packages; \
+	$$sudo apt-get update && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$packages && \
+	left=$$($(PY) -m config.tessdata --missing "$(OCR_LANGUAGES)+$${INGEST_OCR_LANGUAGES:-eng}"); \
+	if [ -n "$$left" ]; then echo "Still missing after the install:" $$left \
+		"(is INGEST_OCR_TESSDATA a directory of your own?)" >&2; exit 1; fi
+
 ## make test: a short load test (as make loadtest LOADTEST_USERS=60: the same faults), then
 ## the whole suite on private Postgres + Redis that the tests start themselves. pytest runs
 ## last whatever the load test says (its closing line is the suite's verdict); either
 ## failing fails the target.
-test: $(VENV)/.installed-dev browser
+test: $(VENV)/.installed-dev browser ocr
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
 

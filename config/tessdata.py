@@ -7,6 +7,7 @@ search/checks.py reports at start.
 """
 
 import os
+import sys
 from pathlib import Path
 
 DEBIAN_DIRECTORIES = (
@@ -39,3 +40,24 @@ def missing_languages(spec: str, tessdata: str) -> list[str]:
     return [
         name for name in languages(spec) if not (Path(tessdata) / f"{name}.traineddata").is_file()
     ]
+
+
+def debian_package(language: str) -> str:
+    """Debian's package with `language`'s file: chi_sim is in tesseract-ocr-chi-sim."""
+    return "tesseract-ocr-" + language.lower().replace("_", "-")
+
+
+def main(argv: list[str]) -> int:
+    """`python -m config.tessdata --missing LANGUAGES`: the Debian packages that would
+    bring the languages missing from INGEST_OCR_TESSDATA (or the default), one per line."""
+    if len(argv) != 3 or argv[1] != "--missing":
+        print("usage: python -m config.tessdata --missing eng+deu", file=sys.stderr)
+        return 2
+    tessdata = os.environ.get("INGEST_OCR_TESSDATA", "").strip() or default_tessdata()
+    for language in missing_languages(argv[2], tessdata):
+        print(debian_package(language))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

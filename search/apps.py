@@ -5,4 +5,4 @@ class SearchConfig(AppConfig):
     name = "search"
 
     def ready(self) -> None:
-        from search import checks  # noqa: F401  (registers the system checks)
+        from search import checks, ocr_checks  # noqa: F401  (registers the system checks)

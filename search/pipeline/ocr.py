@@ -36,6 +36,7 @@ POINTS_PER_INCH = 72
 # A page whose OCR ran past its budget by the clock but not by the CPU was starved by a busy
 # machine: transient. Past this share of the budget in CPU time, it is the page's weight.
 CPU_SHARE_OF_BUDGET = 0.8
+SHRINK_FOR_ROUNDING = 0.998
 
 # The child's environment (sandbox._child_environment): the languages to start the engine
 # with ("" for a child that does no OCR) and where Tesseract's language files are.
@@ -161,7 +162,8 @@ def render(pdf: Any, index: int, order: OcrOrder) -> Any:
         width, height = page.get_size()
         scale = order.dpi / POINTS_PER_INCH
         if width * height * scale * scale > order.max_pixels:
-            scale = math.sqrt(order.max_pixels / (width * height))
+            # A little under: PDFium rounds each side up to whole pixels.
+            scale = math.sqrt(order.max_pixels / (width * height)) * SHRINK_FOR_ROUNDING
         bitmap = page.render(scale=scale, grayscale=True)
         return bitmap.to_pil()
     finally:

@@ -7,6 +7,7 @@ from jobs.models import AttemptOutcome, JobAttempt, JobStatus, Lane
 from search.models import Chunk
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import joined_pdf, scanned_pdf, text_pdf
+from tests.search.scans import image_pages_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -79,3 +80,26 @@ def test_with_ocr_off_a_scan_ends_no_text_at_once(alice_client, worker, settings
 
     assert (job.status, job.error_code, job.lane) == (JobStatus.FAILED, "no_text", Lane.FAST)
     assert "INGEST_OCR=off" in job.error_detail
+
+
+def test_a_page_holding_a_huge_image_ends_too_complex_once(alice_client, worker):
+    result = upload(alice_client, image_pages_pdf(width=40_000, height=40_000), "huge.pdf")
+
+    [job] = wait_until_terminal([result["job_id"]], timeout=120)
+
+    assert (job.status, job.error_code, job.lane) == (JobStatus.FAILED, "too_complex", Lane.OCR)
+    assert job.attempts == 1
+    assert "40000 x 40000 pixels" in job.error_detail
+
+
+def test_a_two_thousand_page_scan_ends_too_many_pages_once_before_the_ocr_lane(
+    alice_client, worker
+):
+    result = upload(alice_client, image_pages_pdf(pages=2000), "long-scan.pdf")
+
+    [job] = wait_until_terminal([result["job_id"]], timeout=120)
+
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "too_many_pages")
+    assert job.lane == Lane.FAST, "failed where it was found, never sent on to OCR"
+    assert job.attempts == 1
+    assert "2000 pages to read by OCR" in job.error_detail
