@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from jobs import fairness
-from jobs.models import Job, JobStatus
+from jobs.models import Job, JobStatus, Lane
 
 DRAIN_WINDOW_SECONDS = 300
 # Names the statement in logs and in the tests that count how often it runs.
@@ -59,8 +59,8 @@ def _oldest_startable() -> QuerySet[Job, datetime]:
         .values("count")
     )
     share = Case(
-        When(lane="fast", then=Value(fairness.limit("fast"))),
-        default=Value(fairness.limit("batch")),
+        *(When(lane=lane, then=Value(fairness.limit(lane))) for lane in Lane.values),
+        default=Value(fairness.limit(Lane.BATCH)),
     )
     return (
         Job.objects.filter(status=JobStatus.QUEUED)

@@ -7,13 +7,14 @@ Two kinds of figures, written at different times:
 - the queue as the sweep saw it (queued, processing, oldest due age, workers wanted),
   written on the current minute's row at each sweep: the last sweep of a minute wins;
 - what ended in the minute (documents and pages ready, time to ready, failures by code,
-  retries, automatic and by an operator, and on the lane "" row the embedding provider's
-  429s and limiter waits), counted again from the job rows at each sweep until one sweep
-  runs more than SETTLE after the minute closed. A job's `finished_at` is read from the
-  worker's clock before its transaction commits, so a minute is only final once that has
-  had time to happen; after that the row is left alone, even when a failed job of that
-  minute is retried or a document deleted (the history says what happened then, not what
-  is true now; the retry itself counts in the minute it is made).
+  retries, automatic and by an operator, pages read by OCR, and on the lane "" row the
+  embedding provider's 429s and limiter waits), counted again from the job rows at each
+  sweep until one sweep runs more than SETTLE after the minute closed. A job's
+  `finished_at` is read from the worker's clock before its transaction commits, so a
+  minute is only final once that has had time to happen; after that the row is left
+  alone, even when a failed job of that minute is retried or a document deleted (the
+  history says what happened then, not what is true now; the retry itself counts in the
+  minute it is made).
 
 A sweep after an outage counts the minutes it missed from the job rows (at most BACKFILL
 back); those minutes had no sweep to see the queue, so their queue figures stay 0.
@@ -35,6 +36,7 @@ from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.ops import scaling
 from jobs.ops.models import Minute
 from search.embedding import stats as embedding_stats
+from search.models import Chunk
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ ENDED_FIELDS = [
     "failures",
     "ready_p50_seconds",
     "ready_p95_seconds",
+    "ocr_pages",
     "embedding_rate_limited",
     "embedding_wait_seconds",
 ]
@@ -66,6 +69,7 @@ class Ended:
     failures: dict[str, int] = field(default_factory=dict)
     ready_p50_seconds: float | None = None
     ready_p95_seconds: float | None = None
+    ocr_pages: int = 0
     embedding_rate_limited: int = 0
     embedding_wait_seconds: float = 0.0
 
@@ -171,6 +175,8 @@ def ended_between(start: datetime, end: datetime) -> dict[tuple[datetime, str], 
             figures.failures[code or "unknown"] = jobs
     for minute, lane, retries in _retries(start, end):
         at(minute, lane).retries = retries
+    for minute, lane, pages in _ocr_pages(start, end):
+        at(minute, lane).ocr_pages = pages
     for minute, (rate_limited, waited) in embedding_stats.read_minutes(start, end).items():
         if start <= minute < end:
             figures = at(minute, ALL_LANES)
@@ -213,6 +219,18 @@ GROUP BY 1, 2
 """
 
 
+# Pages read by OCR: the pages of the OCR lane's succeeded jobs whose chunks came from
+# OCR (a chunk never crosses a page, so every page OCR found text on has one). A page on
+# which OCR found no text is not counted here; the ingest_ocr_pages counter counts it.
+_OCR_PAGES = f"""
+SELECT date_trunc('minute', j.finished_at), j.lane, count(DISTINCT (c.document_id, c.page))
+FROM {Job._meta.db_table} j JOIN {Chunk._meta.db_table} c
+     ON c.document_id = j.document_id AND c.version = j.version AND c.source = 'ocr'
+WHERE j.finished_at >= %s AND j.finished_at < %s AND j.status = %s AND j.lane = %s
+GROUP BY 1, 2
+"""
+
+
 def _jobs_ended(start: datetime, end: datetime) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(_JOBS_ENDED, [start, end, JobStatus.SUCCEEDED, JobStatus.FAILED])
@@ -222,4 +240,10 @@ def _jobs_ended(start: datetime, end: datetime) -> list[tuple]:
 def _retries(start: datetime, end: datetime) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(_RETRIES, [AttemptOutcome.RETRY, start, end, start, end])
+        return cursor.fetchall()
+
+
+def _ocr_pages(start: datetime, end: datetime) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(_OCR_PAGES, [start, end, JobStatus.SUCCEEDED, Lane.OCR])
         return cursor.fetchall()

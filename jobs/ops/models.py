@@ -55,6 +55,7 @@ class Minute(models.Model):
     failures = models.JSONField(default=dict, help_text="{error code: jobs failed}")
     ready_p50_seconds = models.FloatField(null=True)
     ready_p95_seconds = models.FloatField(null=True)
+    ocr_pages = models.PositiveIntegerField(default=0, db_default=0)  # the OCR lane's
     # The embedding provider's answers and the shared limiter (all lanes: lane "").
     embedding_rate_limited = models.PositiveIntegerField(default=0)
     embedding_wait_seconds = models.FloatField(default=0.0)

@@ -16,7 +16,7 @@ from jobs.ops.models import WorkerProcess
 from jobs.ops.scaling import LaneNow
 from jobs.ops.series import History
 
-LANE_COLOURS: dict[str, str] = {Lane.FAST: "#2457d6", Lane.BATCH: "#d9731a"}
+LANE_COLOURS: dict[str, str] = {Lane.FAST: "#2457d6", Lane.BATCH: "#d9731a", Lane.OCR: "#0e8a5f"}
 CODE_COLOURS = ("#b3261e", "#7c3aed", "#0f766e", "#a16207", "#be185d", "#475569", "#15803d")
 
 
@@ -85,6 +85,7 @@ def _outcome_charts(history: History) -> list[Chart]:
         for i, (code, values) in enumerate(history.failures.items())
     ]
     retries = [Series("retries", history.retries, "#a16207")]
+    ocr = [Series("read by OCR", history.ocr_pages, LANE_COLOURS[Lane.OCR])]
     limited = [Series("429s", history.rate_limited, "#b3261e")]
     waited = [Series("waited", history.waited, "#7c3aed")]
     return [
@@ -107,6 +108,12 @@ def _outcome_charts(history: History) -> list[Chart]:
             bar_chart(
                 times, step, _by_lane(history.pages), Unit(f"pages {rate}", "rate"), empty=empty
             ),
+        ),
+        Chart(
+            "ocr-pages",
+            "OCR pages",
+            f"{totals['ocr_pages']:,.0f} read by OCR {within}",
+            bar_chart(times, step, ocr, Unit("pages per second", "rate"), empty=empty),
         ),
         Chart(
             "ready",

@@ -6,6 +6,9 @@ threads would drain it in time (the scaling signal, `ingest_workers_wanted`).
     wanted          = ceil((queued + processing) x seconds_per_job / INGEST_TARGET_QUEUE_SECONDS)
                       clamped to INGEST_MIN_WORKERS .. INGEST_MAX_WORKERS
 
+The OCR lane is measured as the others, from its own attempts: a job there takes far
+longer than a text job, and its threads are few (WORKER_OCR_THREADS, 1 by default).
+
 `queued` counts only jobs that are due (a retry waiting out its backoff needs no thread
 yet); `processing` jobs hold a thread each until they end. docs/running/scaling.md states
 the same formula for whoever autoscales on it.
@@ -17,11 +20,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Case, Count, DurationField, ExpressionWrapper, F, Min, Q, When
+from django.db.models import (
+    Avg,
+    Case,
+    Count,
+    DurationField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Min,
+    OuterRef,
+    Q,
+    When,
+)
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from jobs.models import Job, JobAttempt, JobStatus, Lane
+from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 
 RATE_WINDOW = timedelta(minutes=15)
 ASSUMED_SECONDS_PER_JOB = 30.0
@@ -70,10 +85,19 @@ def _in_flight(now: datetime) -> dict[str, dict[str, Any]]:
 
 def seconds_per_job(now: datetime) -> dict[str, float]:
     """Per lane, the mean duration of its attempts that ended in the last RATE_WINDOW (any
-    outcome: each held a thread that long); a lane where none ended is missing."""
+    outcome: each held a thread that long); a lane where none ended is missing.
+
+    An attempt counts in its job's lane, except the attempts of a job that went on to the
+    OCR lane up to the one that handed it on: those ran in the lane it came from, which
+    the rows do not keep, so they count in none. A scan's few seconds in the fast lane
+    must not halve the OCR lane's time per job (its attempts take far longer)."""
     duration = ExpressionWrapper(F("finished_at") - F("started_at"), output_field=DurationField())
+    handed_on_later = JobAttempt.objects.filter(
+        job=OuterRef("job"), outcome=AttemptOutcome.HANDED_ON, number__gte=OuterRef("number")
+    )
     rows = (
         JobAttempt.objects.filter(finished_at__gte=now - RATE_WINDOW)
+        .exclude(Exists(handed_on_later))
         .values(lane=F("job__lane"))
         .annotate(mean=Avg(duration))
     )

@@ -5,9 +5,10 @@ ends rather than at the next sweep.
 
 The last hour has a point per minute. 24 h has a point per 15 minutes: queue depth, age
 and workers wanted are the highest sample in it; documents and pages the mean per minute;
-failures, retries, 429s and limiter waits the totals; p50 the mean of the minutes' p50s
-weighted by their documents, and p95 the highest minute p95 (percentiles do not add up,
-so the 24 h view approximates them from the minutes').
+pages read by OCR the mean per second; failures, retries, 429s and limiter waits the
+totals; p50 the mean of the minutes' p50s weighted by their documents, and p95 the
+highest minute p95 (percentiles do not add up, so the 24 h view approximates them from
+the minutes').
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class History:
     wanted: dict[str, list[float | None]] = field(default_factory=dict)
     documents: dict[str, list[float]] = field(default_factory=dict)  # per minute
     pages: dict[str, list[float]] = field(default_factory=dict)  # per minute
+    ocr_pages: list[float] = field(default_factory=list)  # read by OCR, per second
     ready_p50: dict[str, list[float | None]] = field(default_factory=dict)
     ready_p95: dict[str, list[float | None]] = field(default_factory=dict)
     failures: dict[str, list[float]] = field(default_factory=dict)  # by code
@@ -128,6 +130,8 @@ def _fill(result: History, slots: list[list[Minute]], sampled: list[list[Minute]
     codes = sorted({code for rows in slots for row in rows for code in row.failures})
     for code in codes:
         result.failures[code] = [sum(r.failures.get(code, 0) for r in rows) for rows in slots]
+    seconds = result.window.step.total_seconds()
+    result.ocr_pages = [_sum(rows, "ocr_pages") / seconds for rows in slots]
     result.retries = [_sum(rows, "retries") for rows in slots]
     result.rate_limited = [_sum(rows, "embedding_rate_limited") for rows in slots]
     result.waited = [_sum(rows, "embedding_wait_seconds") for rows in slots]
@@ -135,6 +139,7 @@ def _fill(result: History, slots: list[list[Minute]], sampled: list[list[Minute]
     result.totals = {
         "documents": _sum(every, "documents_ready"),
         "pages": _sum(every, "pages_ready"),
+        "ocr_pages": _sum(every, "ocr_pages"),
         "failures": sum(sum(row.failures.values()) for row in every),
         "retries": _sum(every, "retries"),
         "rate_limited": _sum(every, "embedding_rate_limited"),

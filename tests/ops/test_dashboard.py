@@ -23,6 +23,7 @@ CHARTS = [
     "wanted",
     "documents",
     "pages",
+    "ocr-pages",
     "ready",
     "failures",
     "retries",
@@ -156,7 +157,7 @@ def test_the_lanes_now_show_queue_and_workers_wanted(staff, alice):
     assert figure(html, "queued-fast") == "3"
     assert figure(html, "queued-batch") == "0"
     assert int(figure(html, "workers-wanted-fast")) >= 1
-    assert summary(html, "queued") == "now: fast 3 · batch 0"
+    assert summary(html, "queued") == "now: fast 3 · batch 0 · ocr 0"
 
 
 def test_workers_alive_show_what_each_holds_now(staff, alice):
