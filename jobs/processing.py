@@ -34,23 +34,10 @@ from jobs.lease import LeaseKeeper
 from jobs.models import Job, Lane, Stage
 from jobs.reconnect import UNREACHABLE, when_database_answers
 from search.embedding.signature import current_signature
-from search.pipeline.classify import (
-    NO_IMAGES_DETAIL,
-    NO_TEXT_DETAIL,
-    OCR_FOUND_NOTHING,
-    classify_text,
-    has_text,
-)
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed
-from search.pipeline.errors import (
-    ExtractTimeout,
-    NoText,
-    PermanentError,
-    RateLimited,
-    TransientError,
-)
-from search.pipeline.extract import Page, read_document
+from search.pipeline.errors import ExtractTimeout, PermanentError, RateLimited, TransientError
+from search.pipeline.extract import Page, pages_to_index, read_document
 from search.pipeline.page import OcrOrder
 from search.pipeline.split import Piece, split_pages
 from search.pipeline.store import delete_chunks_of_version, delete_stale_chunks, upsert_chunks
@@ -259,16 +246,11 @@ def _extract(job: Job) -> list[Page]:
             ocr=order,
             on_scans=_PagesRead(job, Stage.OCR),
         )
-    raw = extracted.pages
     if order is not None and not reading and extracted.scans:
         raise _NeedsOcr(len(extracted.scans))
-    if reading and extracted.scans:
-        read = len(extracted.scans)
-        if not has_text(raw):
-            raise NoText(OCR_FOUND_NOTHING.format(pages=f"{read} page{'s' if read != 1 else ''}"))
-        metrics.OCR_PAGES.inc(read)
-    else:
-        classify_text(raw, detail=NO_TEXT_DETAIL if order is None else NO_IMAGES_DETAIL)
+    raw = pages_to_index(extracted, order)
+    if reading:
+        metrics.OCR_PAGES.inc(len(extracted.scans))
     pages = [Page(page.number, clean_text(page.text), page.source, page.confidence) for page in raw]
     metrics.PAGES.inc(len(pages))
     # Only the newest version describes the document.

@@ -14,10 +14,25 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from search.pipeline.classify import (
+    NO_IMAGES_DETAIL,
+    NO_TEXT_DETAIL,
+    OCR_FOUND_NOTHING,
+    classify_text,
+    has_text,
+    nonspace,
+)
+from search.pipeline.errors import NoText
 from search.pipeline.page import OcrOrder, OnPages, Page
 from search.pipeline.pool import shared_pool
 
-__all__ = ["Extracted", "Page", "extract_document"]  # Page lives in search/pipeline/page.py
+__all__ = [
+    "Extracted",
+    "Page",
+    "extract_document",
+    "pages_to_index",
+    "read_document",
+]  # Page lives in search/pipeline/page.py
 
 
 @dataclass(frozen=True)
@@ -111,9 +126,25 @@ def read_document(
     return Extracted(pages, [index + 1 for index in reading.scans])
 
 
+def pages_to_index(extracted: Extracted, ocr: OcrOrder | None) -> list[Page]:
+    """The pages of `extracted` worth indexing, read with `ocr` (None: OCR is off), or
+    NoText saying why there are none.
+
+    Read by OCR: a page where OCR found nothing is no error, and only a document with no
+    text anywhere is NoText (OCR found none). Otherwise classify.classify_text's rules,
+    saying that OCR is off, or that no page holds an image OCR could read.
+    """
+    pages = extracted.pages
+    if ocr is not None and ocr.mode == "read" and extracted.scans:
+        if not has_text(pages):
+            read = len(extracted.scans)
+            raise NoText(OCR_FOUND_NOTHING.format(pages=f"{read} page{'s' if read != 1 else ''}"))
+        return pages
+    classify_text(pages, detail=NO_TEXT_DETAIL if ocr is None else NO_IMAGES_DETAIL)
+    return pages
+
+
 def _takes_ocr(layer: str, read: str, *, force: bool) -> bool:
     """Whether a page OCR read takes what OCR read rather than its text layer."""
-    from search.pipeline.classify import nonspace
-
     found = nonspace(read)
     return found > 0 and (force or found > nonspace(layer))

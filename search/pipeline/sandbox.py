@@ -442,12 +442,18 @@ def put_up_walls() -> dict:
     """The child's walls on what it can see, once its imports are read (sandbox.main; the
     tests' probe calls it too): Landlock lets it open only the Python and project code it
     may still import (read-only) and its scratch directory (TMPDIR), never the data
-    directory, the storage root or another process's /proc; confine.confine_child has
+    directory, the storage root or another process's /proc (an OCR child may also write
+    to /dev/null); confine.confine_child has
     already refused it sockets, signals, ptrace and new processes. Says what held."""
     readable = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
     readable |= {os.path.join(PROJECT_ROOT, package) for package in CODE_PACKAGES}
     readable |= set(SHARED_LIBRARIES)
-    version = landlock.restrict(sorted(readable), [os.environ.get("TMPDIR", "")])
+    writable = [os.environ.get("TMPDIR", "")]
+    # An OCR child's engine writes some of its debugging to /dev/null, which it opens as it
+    # reads a page and never checks: refused, Tesseract crashes (a small, odd page does it).
+    if os.environ.get(OCR_LANGUAGES_ENV):
+        writable.append(os.devnull)
+    version = landlock.restrict(sorted(readable), writable)
     if version == 0:
         return {"landlock": 0, "lost": LOST_WITHOUT_LANDLOCK}
     return {"landlock": version}

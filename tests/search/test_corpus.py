@@ -1,16 +1,18 @@
 """Every file of the test corpus (tests/corpus/) ends as its manifest's `expect` column says.
 
-At the extraction level: extract_document (in its sandbox) then classify_text, with the
-service's default limits. "succeeded" means pages with text and no error.
+At the extraction level, as a job reads a file with OCR on (INGEST_OCR=auto): read_document
+in its sandbox, finding the pages that need OCR, then, if there are any, read again by an
+OCR child, as the `ocr` lane does; then pages_to_index. The service's default limits.
+"succeeded" means pages with text and no error.
 """
 
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from search.pipeline.classify import classify_text
 from search.pipeline.errors import PermanentError, TransientError
-from search.pipeline.extract import extract_document
+from search.pipeline.extract import pages_to_index, read_document
+from search.pipeline.page import OcrOrder
 from tests.factories import CORPUS, corpus_rows
 
 ROWS = corpus_rows()
@@ -29,9 +31,14 @@ ACCEPTED = {
 
 
 def outcome(row: dict[str, str]) -> str:
+    path, limits = CORPUS / row["file"], {"max_pages": 2000, "timeout": 120, "memory_mb": 1024}
     try:
-        pages = extract_document(CORPUS / row["file"], max_pages=2000, timeout=120, memory_mb=1024)
-        classify_text(pages)
+        order = OcrOrder("find")
+        extracted = read_document(path, ocr=order, **limits)
+        if extracted.scans:  # on to the OCR lane
+            order = OcrOrder("read")
+            extracted = read_document(path, ocr=order, **limits)
+        pages_to_index(extracted, order)
     except (PermanentError, TransientError) as exc:
         return exc.code
     return "succeeded"
