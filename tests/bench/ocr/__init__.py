@@ -1,0 +1,1 @@
+"""The OCR bench (`python -m tests.bench.ocr`): see __main__.py."""
