@@ -111,7 +111,7 @@ def _actor(lane: str, *, resumed: bool) -> dramatiq.Actor:
     # Names from jobs/lanes.py, which jobs/queue.py sends to without importing this module.
     name, queue = ROUTES[(lane, resumed)]
     priority = RESUMED if resumed else NEW
-    options = dict(_OPTIONS)
+    options: _ActorOptions = {**_OPTIONS}
     if lane == Lane.OCR:  # its reading may take longer than a text layer's
         options["time_limit"] = settings.INGEST_OCR_JOB_TIME_LIMIT_SECONDS * 1000
     declare = dramatiq.actor(actor_name=name, queue_name=queue, priority=priority, **options)

@@ -115,7 +115,7 @@ class Engine:
     """Tesseract, through tesserocr, started once per child with its languages."""
 
     def __init__(self, languages: str, tessdata: str) -> None:
-        import tesserocr  # type: ignore[import-not-found]
+        import tesserocr  # type: ignore[import-untyped]
 
         self._tesserocr = tesserocr
         self.languages = languages
