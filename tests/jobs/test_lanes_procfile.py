@@ -13,7 +13,8 @@ from jobs.lanes import lane_queues
 from jobs.models import Lane
 from tests.conftest import declare_actors
 
-ENTRIES = read_procfile(Path(__file__).resolve().parents[2] / "Procfile")
+ROOT = Path(__file__).resolve().parents[2]
+ENTRIES = read_procfile(ROOT / "Procfile")
 
 
 def consumed(line: str) -> list[str]:
@@ -50,9 +51,34 @@ def test_each_worker_line_prefetches_one_message_per_thread_at_a_lower_priority(
         threads = f"${{WORKER_{lane.upper()}_THREADS:-"
         assert f"dramatiq_queue_prefetch={threads}" in line
         assert f"--threads {threads}" in line
-        assert re.search(r"\bnice -n \$\{WORKER_(BATCH_)?NICE:-\d+\}", line)
+        assert re.search(r"\bnice -n \$\{WORKER_((BATCH|OCR)_)?NICE:-\d+\}", line)
         # The Procfile's defaults are the settings' own: each owner's share follows them.
         values = defaults(line)
         for setting in (f"WORKER_{lane.upper()}_PROCESSES", f"WORKER_{lane.upper()}_THREADS"):
             if setting not in os.environ:
                 assert int(values[setting]) == getattr(settings, setting)
+
+
+def niceness(line: str) -> int:
+    """The default of the niceness `nice -n ${...:-N}` gives the line's command."""
+    found = re.search(r"\bnice -n \$\{\w+:-(\d+)\}", line)
+    assert found, line
+    return int(found.group(1))
+
+
+def test_scans_and_long_files_yield_the_cpu_to_uploads():
+    fast = niceness(ENTRIES["worker-fast"])
+
+    assert niceness(ENTRIES["worker-batch"]) > fast
+    assert niceness(ENTRIES["worker-ocr"]) > fast
+
+
+def test_make_run_starts_every_lanes_workers():
+    """`make run` names the Procfile lines the runner starts (RUN_PROCESSES): all but the
+    release step, every lane's worker among them."""
+    found = re.search(r"^RUN_PROCESSES := (.+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert found, "no RUN_PROCESSES in the Makefile"
+    started = found.group(1).split()
+
+    assert sorted(started) == sorted(name for name in ENTRIES if name != "release")
+    assert {f"worker-{lane}" for lane in Lane.values} <= set(started)

@@ -1,28 +1,37 @@
-"""Each lane has its own worker processes: a full batch lane never delays a fast-lane file.
+"""Each lane has its own worker processes: a full batch lane never delays a fast-lane file,
+and scans are read by OCR on workers of their own.
 
 Real `rundramatiq` processes, started as the Procfile's `worker-fast` and `worker-batch`
-lines start them (only their lane's queues, one message prefetched per thread).
+lines start them (only their lane's queues, one message prefetched per thread), and the
+Procfile's `worker-ocr` line itself, run as the Procfile runner runs it.
 """
 
 import contextlib
 import os
+import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from config.procfile import read_procfile
 from jobs.lanes import lane_queues
-from jobs.models import Job, JobStatus
+from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
+from jobs.ops.models import WorkerProcess as WorkerRow
 from search.embedding.ratelimit import shared_limiter
+from search.models import Chunk
 from tests.chaos.conftest import WorkerProcess, database_url, openai_env
 from tests.conftest import eventually, pdf_upload, wait_until_terminal
-from tests.factories import make_pdf
+from tests.factories import make_pdf, scanned_pdf
 from tests.fakes.openai_server import FakeOpenAI
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 StartLaneWorker = Callable[..., WorkerProcess]
+PROCFILE = read_procfile(Path(__file__).resolve().parents[2] / "Procfile")
+SCAN_TEXT = "The seller delivers the goods within thirty days of the order."
 
 
 @contextlib.contextmanager
@@ -35,17 +44,22 @@ def fake_openai(delay: float = 0.0) -> Iterator[FakeOpenAI]:
         shared_limiter().clear()
 
 
-@contextlib.contextmanager
-def lane_workers(settings, logs: Path) -> Iterator[StartLaneWorker]:
-    """start(lane, threads, **env) → a running worker of that lane only, on this test's
-    database, Redis and files; all are stopped at the end."""
-    worker_env = {
+def services_env(settings) -> dict[str, str]:
+    """The environment of a worker on this test's database, Redis and files."""
+    return {
         **os.environ,
         "DATABASE_URL": database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "INGEST_MEDIA_ROOT": str(settings.MEDIA_ROOT),
         "LOG_LEVEL": "INFO",
     }
+
+
+@contextlib.contextmanager
+def lane_workers(settings, logs: Path) -> Iterator[StartLaneWorker]:
+    """start(lane, threads, **env) → a running worker of that lane only, on this test's
+    database, Redis and files; all are stopped at the end."""
+    worker_env = services_env(settings)
     started: list[WorkerProcess] = []
 
     def start(lane: str, threads: int = 2, **extra_env: str) -> WorkerProcess:
@@ -83,8 +97,9 @@ def upload(client, content: bytes) -> str:
     return answer.json()["results"][0]["job_id"]
 
 
-def pid_of(job: Job) -> int:
-    return int(job.worker.split(":")[1])
+def pid_of(held: Job | JobAttempt) -> int:
+    """The pid of the worker process that held the job or ran the attempt."""
+    return int(held.worker.split(":")[1])
 
 
 @pytest.mark.timeout(120)
@@ -127,3 +142,50 @@ def test_a_lane_worker_consumes_only_its_lanes_queues(
     time.sleep(2.0)
 
     assert Job.objects.get(id=job_id).status == JobStatus.QUEUED
+
+
+@contextlib.contextmanager
+def procfile_worker(name: str, env: dict[str, str], log: Path) -> Iterator[WorkerProcess]:
+    """The Procfile's line `name`, run as config/procfile.py runs it (`sh -c "exec ..."`,
+    in its own session), with the venv's python first on the PATH as `make run` has it."""
+    bin_dir = str(Path(sys.executable).parent)
+    worker = WorkerProcess({**env, "PATH": f"{bin_dir}:{env.get('PATH', '')}"}, log)
+    worker.command = ["/bin/sh", "-c", f"exec {PROCFILE[name]}"]
+    try:
+        yield worker.start()
+    finally:
+        worker.stop()
+
+
+@pytest.mark.timeout(180)
+def test_worker_ocr_reads_the_ocr_lane_and_never_takes_a_fast_lane_file(
+    alice_client, broker, settings, start_lane_worker, tmp_path
+):
+    with fake_openai() as provider:
+        env = {**services_env(settings), **openai_env(provider)}
+        with procfile_worker("worker-ocr", env, tmp_path / "worker-ocr.log") as ocr:
+            text_id = upload(alice_client, make_pdf(pages=1, seed=4))
+            scan_id = upload(alice_client, scanned_pdf(SCAN_TEXT))
+            time.sleep(3.0)  # time enough for worker-ocr to take what it would take
+            waiting = Job.objects.filter(id__in=[text_id, scan_id], status=JobStatus.QUEUED)
+            assert waiting.count() == 2, "worker-ocr took a fast-lane job"
+
+            fast = start_lane_worker("fast", threads=1, **openai_env(provider))
+            text, scan = sorted(
+                wait_until_terminal([text_id, scan_id], timeout=120),
+                key=lambda job: job.id != uuid.UUID(text_id),
+            )
+            ocr_pids, fast_pids = ocr.worker_pids(), fast.worker_pids()
+            beating = {row.pid: row.queues for row in WorkerRow.objects.all()}
+
+    assert text.status == scan.status == JobStatus.SUCCEEDED, scan.error_detail
+    assert (text.lane, scan.lane) == (Lane.FAST, Lane.OCR)
+    assert pid_of(text) in fast_pids
+    found, read = JobAttempt.objects.filter(job=scan).order_by("number")
+    assert found.outcome == AttemptOutcome.HANDED_ON
+    assert pid_of(found) in fast_pids, "the fast lane finds the scanned page"
+    assert read.outcome == AttemptOutcome.SUCCEEDED
+    assert pid_of(read) in ocr_pids, "worker-ocr reads it"
+    assert beating[pid_of(read)] == lane_queues(Lane.OCR) == ["ocr", "ocr-resume"]
+    chunks = Chunk.objects.filter(document_id=scan.document_id)
+    assert "thirty days" in " ".join(chunk.text for chunk in chunks).lower()

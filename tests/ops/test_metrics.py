@@ -8,7 +8,7 @@ from documents.models import Document
 from jobs.models import Job, JobStatus, Lane
 from search.models import Chunk
 from tests.conftest import pdf_upload, running_worker, wait_until_terminal
-from tests.factories import make_pdf
+from tests.factories import make_pdf, scanned_pdf
 from tests.ops.metrics_reader import delta, scrape, value
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -70,3 +70,20 @@ def test_the_database_gauges_say_what_the_database_holds(alice_client, broker):
     assert value(done, "ingest_queue_oldest_age_seconds", lane="fast") == 0
     assert value(done, "ingest_worker_threads") == 3
     assert value(done, "ingest_workers_busy") == 0
+
+
+def test_a_scan_read_by_ocr_counts_its_pages_in_the_ocr_lane(alice_client, broker):
+    scan = scanned_pdf("The seller delivers the goods within thirty days of the order.")
+    before = scrape()
+    [result] = post(alice_client, pdf_upload(scan, "scan.pdf"))["results"]
+
+    with running_worker(broker):
+        [job] = wait_until_terminal([result["job_id"]], timeout=120)
+    after = scrape()
+
+    assert job.status == JobStatus.SUCCEEDED, job.error_detail
+    assert delta(before, after, "ingest_ocr_pages_total") == 1
+    assert delta(before, after, "ingest_job_processing_seconds_count", lane="ocr") == 1
+    assert value(after, "ingest_jobs", status="succeeded", lane="ocr") == 1
+    assert value(after, "ingest_jobs", status="queued", lane="ocr") == 0
+    assert value(after, "ingest_job_seconds_per_attempt", lane="ocr") > 0
