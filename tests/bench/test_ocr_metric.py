@@ -43,6 +43,16 @@ def test_ocr_reading_across_the_columns_scores_near_nothing():
     assert plain > 0.5, "a plain edit distance would call the swapped columns mostly wrong"
 
 
+def test_a_table_read_along_its_rows_against_a_text_layer_that_has_it_by_columns():
+    names = ["Income from wages", "Interest received", "Dividends on shares"]
+    amounts = ["twelve thousand dollars", "three hundred dollars", "ninety five dollars"]
+    by_columns = "\n".join(names + amounts)
+    by_rows = "\n".join(f"{name} {amount}" for name, amount in zip(names, amounts, strict=True))
+
+    assert cer(by_rows, by_columns).rate < 0.05
+    assert cer(garbled(by_rows, 0.3), by_columns).rate > 0.15
+
+
 def test_a_misread_page_scores_about_its_share_of_wrong_letters():
     errors = cer(garbled(REFERENCE, 0.2), REFERENCE)
 

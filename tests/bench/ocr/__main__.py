@@ -11,6 +11,8 @@ Prints the tables and writes the `bench-ocr` block of docs/working/benchmark-res
 (`--engine rapidocr`: the `bench-ocr-rapidocr` block, and nothing through the stack).
 """
 
+from __future__ import annotations
+
 import argparse
 import os
 import shutil
@@ -18,15 +20,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.bench.ocr import corpus, engines, report
 from tests.bench.ocr.corpus import VARIANTS, SamplePage
 from tests.bench.ocr.engines import Run
-from tests.bench.ocr.stack import StackResult
-from tests.bench.report import RESULTS, write_section
+from tests.bench.report import RESULTS, write_json, write_section
+
+if TYPE_CHECKING:  # psycopg and the stack are not needed to read pages
+    from tests.bench.ocr.stack import StackResult
 
 LANGUAGE_SETS = ("eng", "deu", "chi_sim", "eng+deu")
-LANGUAGE_PAGES = 5  # of each language, for the languages' costs
+LANGUAGE_PAGES = 5
+VAR_BENCH = (
+    Path(__file__).resolve().parents[3] / "var" / "bench"
+)  # of each language, for the languages' costs
 
 
 def say(text: str) -> None:
@@ -129,10 +137,38 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
     text = render(args, pages, runs, languages, stack, load_before)
     print(text)
+    saved = save_json(args.engine, runs + languages, stack)
+    say(f"per-page figures in {saved}")
     if not args.no_write:
         by = " ".join(["python -m tests.bench.ocr", *sys.argv[1:]])
         section = "bench-ocr" if args.engine == "tesseract" else "bench-ocr-rapidocr"
         write_section(RESULTS, section, text, by=by)
+
+
+def save_json(engine: str, runs: list[Run], stack: StackResult | None) -> Path:
+    """Every page's figures, under var/bench/ (git-ignored), as the other benches do."""
+    rows = [
+        {
+            "engine": run.engine,
+            "variant": run.variant,
+            "languages": run.languages,
+            "page": result.page.name,
+            "language": result.page.language,
+            "cpu": round(result.cpu, 3),
+            "cer": round(result.errors.rate, 4),
+            "errors": [result.errors.edits, result.errors.insertions, result.errors.deletions],
+            "reference": result.errors.reference,
+            "words": list(result.words),
+            "failed": run.failed.get(result.page.name, ""),
+        }
+        for run in runs
+        for result in run.pages
+    ]
+    peaks = [
+        {"variant": r.variant, "languages": r.languages, "peak_mb": r.peak_rss_mb} for r in runs
+    ]
+    payload = {"pages": rows, "peaks": peaks, "stack": stack.__dict__ if stack else None}
+    return write_json(VAR_BENCH, f"ocr-{engine}-{time.strftime('%Y%m%d-%H%M%S')}", payload)
 
 
 def render(

@@ -10,7 +10,8 @@ The sample (`sample`), 40 English pages and 20 German ones, all in tests/corpus/
 - multicolumn.pdf (LaTeX multicol): all 3 pages;
 - pdflatex-4-pages.pdf (one column of prose): all 4 pages;
 - one-page prose: crazyones-pdfa.pdf, google-doc-document.pdf, the LibreOffice one;
-- nlp2004slides.pdf (slides, large type): pages 2, 10, 20, 30;
+- pdflatex-outline.pdf (prose): pages 2 to 4; GeoBase_NHNC1_Data_Model_UML_EN.pdf: page 3,
+  a table (not nlp2004slides.pdf: its slides are in Japanese);
 - German, GeoTopo-komprimiert.pdf (a script in geometry and topology): its first 20 pages
   of prose (`prose_pages`): at least 700 non-space characters, at least 80 % of them
   letters, and at most 60 % of its lines shorter than 20 characters. Its formula pages
@@ -54,7 +55,8 @@ ENGLISH: tuple[tuple[str, tuple[int, ...]], ...] = (
         "py-pdf__sample-files/002-trivial-libre-office-writer/002-trivial-libre-office-writer.pdf",
         (1,),
     ),
-    (IRS + "nlp2004slides.pdf", (2, 10, 20, 30)),
+    ("py-pdf__sample-files/006-pdflatex-outline/pdflatex-outline.pdf", (2, 3, 4)),
+    ("py-pdf__pypdf/resources/GeoBase_NHNC1_Data_Model_UML_EN.pdf", (3,)),
 )
 GERMAN = "py-pdf__sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"
 GERMAN_PAGES = 20

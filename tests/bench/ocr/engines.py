@@ -14,11 +14,10 @@ RapidOCR is not the service's engine and has no child of its own: it runs in thi
 PP-OCRv6 small models it ships); its lines are joined in the order it gives them.
 """
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import psutil
 
 from search.pipeline.errors import PermanentError, TransientError
 from search.pipeline.page import OcrOrder
@@ -70,6 +69,8 @@ def status_mb(pid: int, field: str) -> float:
 
 
 def _cpu(pid: int) -> float:
+    import psutil  # not where RapidOCR runs
+
     times = psutil.Process(pid).cpu_times()
     return float(times.user + times.system)
 
@@ -151,7 +152,7 @@ def rapidocr(pages: list[SamplePage], paths: list[Path], *, variant: str, dpi: i
         }
     )
     startup_cpu = time.process_time() - started
-    startup_rss = status_mb(psutil.Process().pid, "VmRSS")
+    startup_rss = status_mb(os.getpid(), "VmRSS")
     order = OcrOrder("read", force=True, dpi=dpi)
     results = []
     for page, path in zip(pages, paths, strict=True):
@@ -164,5 +165,5 @@ def rapidocr(pages: list[SamplePage], paths: list[Path], *, variant: str, dpi: i
         found = engine(numpy.asarray(image.convert("RGB")))
         text = "\n".join(found.txts or ())
         results.append(judged(page, text, time.process_time() - before))
-    peak = status_mb(psutil.Process().pid, "VmHWM")
+    peak = status_mb(os.getpid(), "VmHWM")
     return Run("rapidocr", variant, "PP-OCRv6 small", results, peak, startup_cpu, startup_rss)

@@ -1,10 +1,15 @@
 """The OCR bench's tables and its targets (issue 24), as markdown."""
 
+from __future__ import annotations
+
 import statistics
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from tests.bench.ocr.engines import PageResult, Run
-from tests.bench.ocr.stack import StackResult
+
+if TYPE_CHECKING:  # psycopg and the stack are not needed to read pages
+    from tests.bench.ocr.stack import StackResult
 
 # The issue's targets.
 CER_CLEAN = 0.03  # clean 300 dpi, English
