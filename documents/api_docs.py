@@ -162,10 +162,11 @@ retry = extend_schema(
     summary="Give a failed document a fresh attempt",
     description=(
         "A new queued job for a failed document; the failed one is kept. A failure caused "
-        "by the file itself is not retried (409 `not_retryable`): `not_a_pdf`, `encrypted`, "
-        "`corrupt` and `no_text` never, since the same bytes fail the same way (upload a "
-        "new version instead), and `too_many_pages` only once `INGEST_MAX_PAGES` is at least "
-        "the file's page count."
+        "by the file itself is not retried (409 `not_retryable`): `not_a_pdf`, `encrypted` "
+        "and `corrupt` never, since the same bytes fail the same way (upload a new version "
+        "instead); `no_text` only while OCR is on (`INGEST_OCR` is not `off`: the retry "
+        "reads the scanned pages); and `too_many_pages` only once `INGEST_MAX_PAGES` is at "
+        "least the file's page count."
     ),
     request=None,
     responses={

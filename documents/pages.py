@@ -28,6 +28,7 @@ from jobs.models import JobAttempt, JobStatus
 from search import pages as search_pages
 from search import passage as passages
 from search.models import Chunk
+from search.sources import ocr_pages
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -169,7 +170,7 @@ def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
     # Each with the plain sentence its owner reads (jobs.failures), not the stored detail.
     jobs = [(job, failures.job_sentence(job)) for job in document.jobs.order_by("-created_at")]
     attempts = [
-        (attempt, failures.sentence(attempt.error_code))
+        (attempt, failures.sentence(attempt.error_code, attempt.error_message))
         for attempt in JobAttempt.objects.filter(job__document=document).order_by("-started_at")
     ]
     shown_version = document.ready_version or document.version
@@ -186,6 +187,7 @@ def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
         "jobs": jobs,
         "attempts": attempts,
         "chunk_count": chunks.count(),
+        "ocr": ocr_pages(document_id=document.id, version=shown_version),
         "preview_version": shown_version,
         "preview": "\n\n".join(preview)[:PREVIEW_CHARACTERS],
         "preview_truncated": length > PREVIEW_CHARACTERS,

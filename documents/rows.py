@@ -15,7 +15,7 @@ from config import humanize
 from documents import services
 from documents.models import Document
 from jobs import failures
-from jobs.models import Job, JobStatus, Stage
+from jobs.models import Job, JobStatus, Lane, Stage
 from jobs.ops import estimate
 from jobs.progress import Progress, progress_of
 
@@ -41,30 +41,49 @@ class Row:
 
     @property
     def percent(self) -> int:
-        """How far the current stage is: pages read while extracting, chunks embedded
-        while embedding."""
+        """How far the current stage is: pages read while extracting or reading scanned
+        pages by OCR, chunks embedded while embedding."""
         progress = self.progress
         if progress is None or progress.stage in (Stage.QUEUED, Stage.DONE):
             return 100 if self.status == JobStatus.SUCCEEDED else 0
         done, total = (
             (progress.pages_done, progress.pages_total)
-            if progress.stage == Stage.EXTRACTING
+            if progress.stage in (Stage.EXTRACTING, Stage.OCR)
             else (progress.done, progress.total)
         )
         return min(100, round(100 * done / total)) if total else 0
 
     @property
     def progress_label(self) -> str:
-        """What the running job is doing, with its unit: "Reading pages 12 / 117", then
-        "Embedding chunks 40 / 380"."""
+        """What the running job is doing, with its unit: "Reading pages 12 / 117" (or, for
+        pages that are scanned images, "Reading scanned pages 3 / 40"), then "Embedding
+        chunks 40 / 380"."""
         progress = self.progress
         if progress is None or progress.stage == Stage.EXTRACTING:
             if progress is None or not progress.pages_total:
                 return "Opening the file"
             return f"Reading pages {progress.pages_done} / {progress.pages_total}"
+        if progress.stage == Stage.OCR:
+            if not progress.pages_total:
+                return "Finding the scanned pages"
+            return f"Reading scanned pages {progress.pages_done} / {progress.pages_total}"
         if progress.stage == Stage.EMBEDDING:
             return f"Embedding chunks {progress.done} / {progress.total}"
         return ""
+
+    @property
+    def waiting_label(self) -> str:
+        """A queued row's place and start ("3 ahead · starts in 40 s"); a job handed on to
+        the OCR lane says it waits to have its scanned pages read."""
+        parts = []
+        if self.job is not None and self.job.lane == Lane.OCR:
+            parts.append("scanned pages wait for OCR")
+        if self.queue_position is not None:
+            ahead = self.queue_position
+            parts.append("next in line" if ahead == 0 else f"{ahead} ahead")
+        if self.starts_in:
+            parts.append(f"starts in {self.starts_in}")
+        return " · ".join(parts)
 
     @property
     def ready_in(self) -> str | None:

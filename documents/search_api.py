@@ -42,7 +42,23 @@ _EXAMPLE = OpenApiExample(
                 "text": "The quarterly revenue grew 12% in every region…",
                 "highlight": "The <mark>quarterly</mark> <mark>revenue</mark> grew 12% in every "
                 "region…",
-            }
+                "source": "text",
+                "confidence": None,
+            },
+            {
+                "chunk_id": "0d9e3c2b-7f4a-5b1e-8c6d-2a3b4c5d6e7f",
+                "document_id": "9a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d",
+                "filename": "signed-contract-scan.pdf",
+                "version": 1,
+                "page": 1,
+                "index": 0,
+                "score": 0.0318,
+                "text": "The buyer pays the quarterly revenue share within sixty days…",
+                "highlight": "The buyer pays the <mark>quarterly</mark> <mark>revenue</mark> "
+                "share within sixty days…",
+                "source": "ocr",
+                "confidence": 0.913,
+            },
         ],
     },
 )

@@ -14,6 +14,7 @@ import re
 from django.conf import settings
 
 from jobs.models import Job, JobStatus
+from search.pipeline.classify import NO_IMAGES_DETAIL, OCR_FOUND_NOTHING
 
 SENTENCES: dict[str, str] = {
     # The file itself (permanent).
@@ -22,7 +23,9 @@ SENTENCES: dict[str, str] = {
     "Upload a copy without the password as a new version.",
     "corrupt": "The PDF is damaged and its text cannot be read. "
     "Upload a repaired copy as a new version.",
-    "no_text": "The PDF has no text layer: it looks scanned, and OCR is not enabled.",
+    # no_text's sentence depends on OCR and on when the file was read: NO_TEXT below.
+    "no_text": "The PDF has no text layer: it looks scanned, and OCR (reading scanned "
+    "pages) is off on this service.",
     "too_many_pages": "The PDF has more pages than this service reads (at most {max_pages}).",
     "too_complex": "Reading the PDF needs more memory or time than this service gives one "
     "document.",
@@ -48,6 +51,20 @@ SENTENCES: dict[str, str] = {
     "superseded": "A newer version was ready first; this result was discarded.",
 }
 
+# no_text, by what its detail says happened (search/pipeline/classify.py writes them) and
+# whether OCR is on now (INGEST_OCR). With OCR off, SENTENCES["no_text"] whatever happened.
+NO_TEXT = {
+    # Read by OCR, and OCR found nothing.
+    "ocr_found_nothing": "Neither the PDF's text layer nor OCR found any text in it: its "
+    "scanned pages look blank or unreadable.",
+    # Read with OCR on, and no page holds an image OCR could read.
+    "no_images": "The PDF has no text layer, and none of its pages holds an image that OCR "
+    "could read.",
+    # Read before OCR was on (the detail says OCR was not enabled, or off): a retry reads it.
+    "before_ocr": "The PDF has no text layer: it looks scanned, and it was read before OCR "
+    "(reading scanned pages) was turned on here. Retry it to have its pages read by OCR.",
+}
+
 FALLBACK = "Processing failed for a reason on our side; the operators can see what."
 
 # Codes that end a job only after its attempts ran out: the sentence says how many.
@@ -56,10 +73,27 @@ GAVE_UP = ("retries_exhausted", "timeout", "crashed")
 
 # Failures whose cause is the file's bytes: the same bytes fail the same way, so a retry
 # would only spend a worker on them again. A new version (other bytes) is the way out.
+# `no_text` only while OCR is off (file_refusal).
 FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text")
 # The page count and limit in too_many_pages' detail, as both readers write it
 # (search/pipeline/reader.py, reader_pdfium.py): "The PDF has 2500 pages; the limit is 2000."
 _PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")
+
+
+def ocr_on() -> bool:
+    """Whether the workers read scanned pages by OCR (INGEST_OCR auto or force)."""
+    return settings.INGEST_OCR != "off"
+
+
+def no_text_kind(detail: str) -> str:
+    """What a `no_text` failure's detail says happened: a key of NO_TEXT. A detail from
+    before OCR existed ("OCR is not enabled"), from INGEST_OCR=off, or unknown is
+    "before_ocr": OCR never looked at the file."""
+    if detail.startswith(OCR_FOUND_NOTHING.split("{", 1)[0]):
+        return "ocr_found_nothing"
+    if detail.startswith(NO_IMAGES_DETAIL):
+        return "no_images"
+    return "before_ocr"
 
 
 def file_refusal(job: Job) -> str | None:
@@ -67,12 +101,22 @@ def file_refusal(job: Job) -> str | None:
     when a retry may end otherwise. The one rule for the API's retry (documents.services.
     retry_refusal) and the admin's (jobs.services.retry_jobs).
 
-    `not_a_pdf`, `encrypted`, `corrupt` and `no_text` are the file's own: no setting
-    changes how they end (there is no OCR to switch on, and a damaged or locked file stays
-    so). `too_many_pages` is the file against INGEST_MAX_PAGES: retryable once the limit
-    is at least the file's page count, read from the failure's detail. Every other
-    failure (the embedding service, workers, time) may end otherwise."""
+    `not_a_pdf`, `encrypted` and `corrupt` are the file's own: no setting changes how they
+    end (a damaged or locked file stays so). `no_text` is the file against OCR: refused
+    while INGEST_OCR is off, retryable while it is on (a file read before OCR was on gets
+    its scanned pages read; one OCR read may read otherwise after its languages or
+    resolution changed). `too_many_pages` is the file against INGEST_MAX_PAGES: retryable
+    once the limit is at least the file's page count, read from the failure's detail.
+    Every other failure (the embedding service, workers, time) may end otherwise."""
     code = job.error_code
+    if code == "no_text" and ocr_on():
+        return None
+    if code == "no_text":
+        return (
+            "It failed because of the file itself (no_text): it has no text layer, and OCR "
+            "(reading scanned pages) is off on this service, so retrying would fail the same "
+            "way. Upload a copy with a text layer as a new version instead."
+        )
     if code in FILE_FAILURES:
         return (
             f"It failed because of the file itself ({code}); retrying the same file would "
@@ -91,10 +135,14 @@ def file_refusal(job: Job) -> str | None:
     return None
 
 
-def sentence(code: str) -> str:
-    """The plain sentence for an error code ("" for none)."""
+def sentence(code: str, detail: str = "") -> str:
+    """The plain sentence for an error code ("" for none); `detail`, the failure's stored
+    detail (a job's `error_detail`, an attempt's `error_message`), tells `no_text`'s
+    cases apart."""
     if not code:
         return ""
+    if code == "no_text" and ocr_on():
+        return NO_TEXT[no_text_kind(detail)]
     text = SENTENCES.get(code, FALLBACK)
     return text.format(max_pages=settings.INGEST_MAX_PAGES)
 
@@ -102,7 +150,7 @@ def sentence(code: str) -> str:
 def job_sentence(job: Job) -> str:
     """What a person reads about the job's error: its code's sentence, and for a job that
     failed after every attempt, how many there were."""
-    text = sentence(job.error_code)
+    text = sentence(job.error_code, job.error_detail)
     if text and job.status == JobStatus.FAILED and job.error_code in GAVE_UP:
         plural = "s" if job.attempts != 1 else ""
         return f"Gave up after {job.attempts} attempt{plural}. {text}"

@@ -16,17 +16,20 @@ class ProgressOut(serializers.Serializer):
     stage = serializers.ChoiceField(
         choices=Stage.choices,
         help_text="queued: waiting for a worker. extracting: reading the file's text, page "
-        "by page (pages_done / pages_total). embedding: the text is split into chunks and "
-        "they are being embedded (done / total). done: processing is over; `status` says "
-        "how it ended.",
+        "by page (pages_done / pages_total). ocr: reading its scanned pages by OCR, page by "
+        "page (pages_done / pages_total count those pages only). embedding: the text is "
+        "split into chunks and they are being embedded (done / total). done: processing is "
+        "over; `status` says how it ended.",
     )
     done = serializers.IntegerField(help_text="Chunks embedded so far.")
     total = serializers.IntegerField(help_text="Chunks in all; 0 until the text is split.")
     pages_done = serializers.IntegerField(
-        help_text="Pages read so far by this attempt (0 while queued)."
+        help_text="Pages read so far by this attempt (0 while queued); in the `ocr` stage, "
+        "scanned pages read by OCR."
     )
     pages_total = serializers.IntegerField(
-        help_text="Pages in the file; 0 until the reader has counted them."
+        help_text="Pages in the file; 0 until the reader has counted them. In the `ocr` "
+        "stage, the pages to read by OCR."
     )
 
 
@@ -92,7 +95,7 @@ class AttemptOut(serializers.ModelSerializer):
         ]
 
     def get_error_message(self, attempt: JobAttempt) -> str:
-        return failures.sentence(attempt.error_code)
+        return failures.sentence(attempt.error_code, attempt.error_message)
 
 
 class JobDetailOut(JobOut):

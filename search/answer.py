@@ -15,6 +15,8 @@ class Hit:
     score: float
     text: str
     highlight: str  # HTML-escaped text, the query's matches in <mark>
+    source: str  # where its page's text came from: "text" (the text layer) or "ocr"
+    confidence: float | None  # OCR's mean confidence on its page, 0..1; None for text
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,11 @@ def leading(text: str) -> str:
     return html.escape(cut) + " …"
 
 
+def rounded(confidence: float | None) -> float | None:
+    """OCR's confidence as results give it: three decimals are more than it means."""
+    return None if confidence is None else round(confidence, 3)
+
+
 def _tidy(headline: str) -> str:
     """Without search_words' separators; a CJK phrase's characters, each marked, in one
     <mark> (nothing separates them once the separators are gone)."""
@@ -54,7 +59,8 @@ def load(best: Sequence[tuple[uuid.UUID, float]], q: str) -> list[Hit]:
     if not best:
         return []
     sql = (
-        "SELECT c.id, c.document_id, d.filename, c.version, c.page, c.index, c.text, "
+        "SELECT c.id, c.document_id, d.filename, c.version, c.page, c.index, c.text, c.source, "
+        "c.confidence, "
         "CASE WHEN c.search_vector @@ t.query THEN ts_headline('english'::regconfig, "
         f"search_words({_ESCAPED}), t.query, %(options)s) END "
         f"FROM {Chunk._meta.db_table} c JOIN {document_table()} d "
@@ -74,7 +80,7 @@ def load(best: Sequence[tuple[uuid.UUID, float]], q: str) -> list[Hit]:
         row = rows.get(chunk_id)
         if row is None:
             continue
-        _, document_id, filename, version, page, index, text, headline = row
+        _, document_id, filename, version, page, index, text, source, confidence, headline = row
         highlight = _tidy(headline) if headline else leading(text)
         hits.append(
             Hit(
@@ -87,6 +93,8 @@ def load(best: Sequence[tuple[uuid.UUID, float]], q: str) -> list[Hit]:
                 score=score,
                 text=text,
                 highlight=highlight,
+                source=source,
+                confidence=rounded(confidence),
             )
         )
     return hits

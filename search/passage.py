@@ -7,6 +7,7 @@ import re
 import uuid
 from dataclasses import dataclass
 
+from search.hits import rounded
 from search.models import Chunk
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -19,6 +20,8 @@ class Passage:
     index: int
     version: int
     html: str  # the chunk's text, HTML-escaped, the query's words in <mark>
+    source: str  # "text" (the PDF's text layer) or "ocr" (read from a scanned image)
+    confidence: float | None  # OCR's mean confidence on its page, 0..1; None for text
 
 
 def find(*, document_id: uuid.UUID, chunk_id: str | None, q: str = "") -> Passage | None:
@@ -37,6 +40,8 @@ def find(*, document_id: uuid.UUID, chunk_id: str | None, q: str = "") -> Passag
         index=chunk.index,
         version=chunk.version,
         html=marked(chunk.text, q),
+        source=chunk.source,
+        confidence=rounded(chunk.confidence),
     )
 
 

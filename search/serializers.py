@@ -5,6 +5,7 @@ from rest_framework import serializers
 from search.query import MODES
 
 MAX_QUERY_CHARS = 1000
+SOURCES = ["text", "ocr"]  # search.models.Chunk.source
 MAX_K = 50
 
 
@@ -49,6 +50,21 @@ class HitOut(serializers.Serializer):
     highlight = serializers.CharField(
         help_text="HTML: the best passage, escaped, the matched words in <mark>; the "
         "beginning of the text when no word matched (a vector hit)."
+    )
+    # A field named like Field.source: the serializer's metaclass takes it off the class.
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=SOURCES,
+        help_text="Where the text of the chunk's page came from: `text`, the PDF's own text "
+        "layer; `ocr`, read by OCR from a scanned image of the page, so it may hold "
+        "misread words.",
+    )
+    confidence = serializers.FloatField(
+        allow_null=True,
+        min_value=0,
+        max_value=1,
+        help_text="With `source: ocr`, the OCR engine's mean confidence on the chunk's page, "
+        "0 to 1 (three decimals); a low one means more misread words. null with `source: "
+        "text`.",
     )
 
 

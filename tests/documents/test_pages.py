@@ -124,6 +124,28 @@ def test_a_row_shows_what_a_person_needs_for_each_state(alice):
     assert 'value="0"' in row(opening)
 
 
+def test_a_row_reading_scanned_pages_by_ocr_says_so_with_its_unit(alice):
+    scanning = make_document(alice, filename="scan.pdf")
+    Job.objects.filter(id=scanning.current_job_id).update(
+        status=JobStatus.PROCESSING, lane="ocr", stage="ocr", pages_done=3, pages_total=40
+    )
+    handed_on = make_document(alice, filename="waiting-scan.pdf")
+    Job.objects.filter(id=handed_on.current_job_id).update(lane="ocr")
+    client = signed_in(alice)
+
+    html = client.get("/").content.decode()
+    detail = client.get(f"/documents/{scanning.id}/").content.decode()
+
+    def row(document, page: str = html) -> str:
+        return re.search(rf'<tr id="doc-{document.id}".*?</tr>', page, re.S).group(0)
+
+    for shown in (row(scanning), row(scanning, detail)):
+        assert "Reading scanned pages 3 / 40" in shown
+        assert 'value="8"' in shown
+        assert 'data-stage="ocr"' in shown
+    assert "scanned pages wait for OCR · next in line" in row(handed_on)
+
+
 def test_the_filter_and_pages_cover_thousands_of_documents(alice, settings):
     documents = [make_document(alice) for _ in range(30)]
     fail(documents[0])

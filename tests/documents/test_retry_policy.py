@@ -8,8 +8,9 @@ from django.test import Client
 
 from documents import admission
 from jobs.models import Job, JobStatus
+from search.models import Chunk
 from tests.conftest import pdf_upload, wait_until_terminal
-from tests.factories import make_document, make_pdf
+from tests.factories import make_document, make_pdf, scanned_pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +44,10 @@ def notice(response) -> str:
 
 
 @pytest.mark.parametrize("code", FILE_CODES)
-def test_a_failure_of_the_file_itself_is_not_retryable_by_the_api(alice_client, alice, code):
+def test_a_failure_of_the_file_itself_is_not_retryable_by_the_api(
+    alice_client, alice, code, settings
+):
+    settings.INGEST_OCR = "off"  # with OCR on, no_text is retryable (below)
     document = failed(alice, code)
 
     response = alice_client.post(f"/api/documents/{document.id}/retry/")
@@ -57,7 +61,8 @@ def test_a_failure_of_the_file_itself_is_not_retryable_by_the_api(alice_client, 
 
 
 @pytest.mark.parametrize("code", FILE_CODES)
-def test_the_page_offers_no_retry_for_it_and_refuses_the_post(alice, code):
+def test_the_page_offers_no_retry_for_it_and_refuses_the_post(alice, code, settings):
+    settings.INGEST_OCR = "off"
     document = failed(alice, code)
     client = page_client(alice)
 
@@ -70,6 +75,63 @@ def test_the_page_offers_no_retry_for_it_and_refuses_the_post(alice, code):
     assert ">Retry</button>" not in response.content.decode()
     assert "because of the file itself" in notice(response)
     assert Job.objects.filter(document=document).count() == 1
+
+
+def test_with_ocr_off_the_no_text_refusal_says_ocr_is_off(alice_client, alice, settings):
+    settings.INGEST_OCR = "off"
+    document = failed(alice, "no_text", "No text layer: it looks scanned; OCR is not enabled.")
+
+    body = alice_client.post(f"/api/documents/{document.id}/retry/").json()
+
+    assert body["code"] == "not_retryable"
+    assert "OCR (reading scanned pages) is off on this service" in body["detail"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "force"])
+@pytest.mark.parametrize(
+    "detail",
+    [
+        "No text layer: it looks scanned; OCR is not enabled.",  # before OCR existed
+        "OCR found no text on the 2 pages it read, and the text layer has none.",
+    ],
+)
+def test_with_ocr_on_no_text_is_retryable_by_the_api_and_the_page(
+    alice_client, alice, settings, broker, mode, detail
+):
+    settings.INGEST_OCR = mode
+    document = failed(alice, "no_text", detail)
+
+    row = page_client(alice).get(f"/documents/{document.id}/row/").content.decode()
+    response = alice_client.post(f"/api/documents/{document.id}/retry/")
+
+    assert ">Retry</button>" in row
+    assert response.status_code == 202, response.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scan_read_with_ocr_off_is_read_by_ocr_once_retried_with_it_on(
+    alice_client, alice, settings, worker
+):
+    settings.INGEST_OCR = "off"
+    scan = scanned_pdf("The warehouse ships the pallets every Tuesday before noon.")
+    upload = {"file": pdf_upload(scan, "scan.pdf")}
+    accepted = alice_client.post("/api/documents/", upload, format="multipart").json()
+    [job] = wait_until_terminal([accepted["results"][0]["job_id"]])
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "no_text")
+    refused = alice_client.post(f"/api/documents/{job.document_id}/retry/")
+
+    settings.INGEST_OCR = "auto"
+    told = alice_client.get(f"/api/jobs/{job.id}/").json()["error"]["detail"]
+    retried = alice_client.post(f"/api/documents/{job.document_id}/retry/")
+
+    assert refused.status_code == 409
+    assert "read before OCR (reading scanned pages) was turned on" in told
+    assert retried.status_code == 202, retried.content
+    [again] = wait_until_terminal([retried.json()["job_id"]], timeout=120)
+    assert again.status == JobStatus.SUCCEEDED, again.error_detail
+    chunks = Chunk.objects.filter(document_id=job.document_id)
+    assert {chunk.source for chunk in chunks} == {"ocr"}
+    assert "pallets" in " ".join(chunk.text for chunk in chunks).lower()
 
 
 @pytest.mark.parametrize("code", ["retries_exhausted", "timeout", "crashed", "expired"])

@@ -28,8 +28,9 @@ def fresh_admission():
 
 
 def test_the_bulk_retry_skips_failures_of_the_file_itself_and_says_how_many_by_code(
-    operator_client, alice
+    operator_client, alice, settings
 ):
+    settings.INGEST_OCR = "off"  # no_text is the file's own only while OCR is off
     of_the_file = [
         failed_job(alice, code="encrypted"),
         failed_job(alice, code="encrypted"),
@@ -65,12 +66,32 @@ def test_a_stored_file_repaired_is_retried_by_the_action_that_says_so(operator_c
     assert set(statuses(jobs).values()) == {JobStatus.QUEUED}
 
 
+def test_with_ocr_on_the_bulk_retry_retries_no_text(operator_client, alice, settings):
+    settings.INGEST_OCR = "auto"
+    scanned = failed_job(
+        alice, code="no_text", error_detail="No text layer: it looks scanned; OCR is not enabled."
+    )
+    encrypted = failed_job(alice, code="encrypted")
+
+    response = run_action(operator_client, JOBS, "retry_selected", [scanned, encrypted])
+
+    assert "Retried 1 job; skipped 1 that failed because of the file itself (1 encrypted)" in (
+        response.content.decode()
+    )
+    assert statuses([scanned, encrypted]) == {
+        scanned.id: JobStatus.QUEUED,
+        encrypted.id: JobStatus.FAILED,
+    }
+
+
+@pytest.mark.parametrize("ocr", ["off", "auto"])
 @pytest.mark.parametrize(
     "code", [*failures.FILE_FAILURES, "too_many_pages", "retries_exhausted", "embedding_rejected"]
 )
 def test_the_admin_and_the_api_refuse_the_same_failures(
-    operator_client, alice, alice_client, code, broker
+    operator_client, alice, alice_client, code, broker, settings, ocr
 ):
+    settings.INGEST_OCR = ocr
     detail = TOO_MANY if code == "too_many_pages" else "it went wrong"
     by_api, by_admin = failed_job(alice, code=code, error_detail=detail), None
     by_admin = failed_job(alice, code=code, error_detail=detail)
@@ -81,7 +102,10 @@ def test_the_admin_and_the_api_refuse_the_same_failures(
     refused_by_api = api.status_code == 409
     skipped_by_admin = statuses([by_admin])[by_admin.id] == JobStatus.FAILED
     assert refused_by_api == skipped_by_admin == (failures.file_refusal(by_admin) is not None)
-    assert refused_by_api == (code in (*failures.FILE_FAILURES, "too_many_pages"))
+    of_the_file = [*failures.FILE_FAILURES, "too_many_pages"]
+    if ocr != "off":
+        of_the_file.remove("no_text")
+    assert refused_by_api == (code in of_the_file)
 
 
 def test_a_failed_job_its_owner_already_retried_is_skipped_as_replaced(

@@ -14,7 +14,7 @@ from jobs import processing, services
 from jobs.models import Job
 from jobs.processing import PAGES_WRITE_SECONDS
 from tests.conftest import pdf_upload, wait_until_terminal
-from tests.factories import make_document, make_pdf
+from tests.factories import make_document, make_pdf, scanned_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,3 +126,39 @@ def test_a_queued_job_has_read_no_page_whatever_an_earlier_attempt_read(alice, a
     queued = progress(alice_client, str(job.id))
 
     assert queued == {"stage": "queued", "pages_done": 0, "pages_total": 0, "done": 3, "total": 5}
+
+
+def test_a_scan_read_by_ocr_shows_its_scanned_pages_read(
+    alice, alice_client, broker, worker, monkeypatch
+):
+    scanning = Hold(
+        services.record_pages,
+        lambda *, job, done, total, stage="extracting": stage == "ocr" and 0 < done < total,
+    )
+    monkeypatch.setattr(services, "record_pages", scanning)
+    page = Client()
+    page.force_login(alice)
+    scan = scanned_pdf(*[f"Page {n} of the signed delivery contract." for n in range(1, 4)])
+    result = alice_client.post("/api/documents/", {"file": pdf_upload(scan, "scan.pdf")}).json()
+    job_id, document_id = result["results"][0]["job_id"], result["results"][0]["document_id"]
+
+    try:
+        scanning.wait()
+        while_scanning = progress(alice_client, job_id)
+        row = page.get(f"/documents/{document_id}/row/").content.decode()
+    finally:
+        scanning.released.set()
+    [job] = wait_until_terminal([job_id], timeout=120)
+
+    read = while_scanning["pages_done"]
+    assert while_scanning == {
+        "stage": "ocr",
+        "pages_done": read,
+        "pages_total": 3,
+        "done": 0,
+        "total": 0,
+    }
+    assert 0 < read < 3
+    assert f"Reading scanned pages {read} / 3" in row
+    assert 'data-stage="ocr"' in row
+    assert job.status == "succeeded", job.error_detail

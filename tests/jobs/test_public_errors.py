@@ -9,7 +9,7 @@ from django.test import Client
 
 from jobs import failures, services
 from jobs.models import Job, JobStatus
-from search.pipeline import errors
+from search.pipeline import classify, errors
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db
@@ -137,3 +137,51 @@ def test_every_code_a_job_can_end_with_has_its_own_sentence():
     assert not missing
     assert failures.sentence("something_new") == failures.FALLBACK
     assert failures.sentence("") == ""
+
+
+OLD_NO_TEXT = "No text layer: it looks scanned; OCR is not enabled."  # before OCR existed
+
+
+def failed_no_text(owner, detail: str) -> Job:
+    """A job whose attempt failed no_text with `detail`, as the worker ends it."""
+    job_id = make_document(owner, filename="scan.pdf").current_job_id
+    job = services.claim_job(job_id=job_id, worker=WORKER)
+    services.fail_job(job=job, code="no_text", detail=detail)
+    return Job.objects.get(id=job_id)
+
+
+@pytest.mark.parametrize(
+    ("ocr", "detail", "told"),
+    [
+        ("off", OLD_NO_TEXT, "OCR (reading scanned pages) is off on this service"),
+        ("off", classify.NO_TEXT_DETAIL, "OCR (reading scanned pages) is off on this service"),
+        ("auto", OLD_NO_TEXT, "it was read before OCR (reading scanned pages) was turned on"),
+        ("force", classify.NO_TEXT_DETAIL, "it was read before OCR"),
+        (
+            "auto",
+            classify.OCR_FOUND_NOTHING.format(pages="2 pages"),
+            "Neither the PDF's text layer nor OCR found any text in it",
+        ),
+        ("auto", classify.NO_IMAGES_DETAIL, "none of its pages holds an image that OCR"),
+    ],
+)
+def test_no_text_says_what_happened_with_ocr_as_it_is_now(
+    alice, alice_client, settings, ocr, detail, told
+):
+    settings.INGEST_OCR = ocr
+    job = failed_no_text(alice, detail)
+    client = Client()
+    client.force_login(alice)
+
+    body = alice_client.get(f"/api/jobs/{job.id}/").json()
+    row = client.get(f"/documents/{job.document_id}/row/").content.decode()
+    page = client.get(f"/documents/{job.document_id}/").content.decode()
+
+    assert body["error"] == {"code": "no_text", "detail": failures.job_sentence(job)}
+    assert told in body["error"]["detail"]
+    assert told in body["attempt_history"][0]["error_message"]
+    assert told.replace("'", "&#x27;") in row
+    assert page.count(told.replace("'", "&#x27;")) == 3  # its row, the job, the attempt
+    assert "OCR is not enabled" not in body["error"]["detail"] + row + page
+    retry_offered = ">Retry</button>" in row
+    assert retry_offered == (ocr != "off")

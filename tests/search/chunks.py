@@ -10,8 +10,16 @@ from search.models import Chunk
 from search.pipeline.store import chunk_id
 
 
-def ready_document(owner, texts: list[str], *, filename: str = "a.pdf", version: int = 1):
-    """A document whose `version` is ready, with one chunk per text (hashing vectors)."""
+def ready_document(
+    owner,
+    texts: list[str],
+    *,
+    filename: str = "a.pdf",
+    version: int = 1,
+    ocr: dict[int, float | None] | None = None,
+):
+    """A document whose `version` is ready, with one chunk per text (hashing vectors);
+    `ocr`: the indexes of the chunks read by OCR, each with its page's confidence."""
     document = Document.objects.create(
         owner=owner,
         filename=filename,
@@ -21,11 +29,14 @@ def ready_document(owner, texts: list[str], *, filename: str = "a.pdf", version:
         version=version,
         ready_version=version,
     )
-    add_chunks(document, version, texts)
+    add_chunks(document, version, texts, ocr=ocr)
     return document
 
 
-def add_chunks(document, version: int, texts: list[str]) -> list[Chunk]:
+def add_chunks(
+    document, version: int, texts: list[str], *, ocr: dict[int, float | None] | None = None
+) -> list[Chunk]:
+    ocr = ocr or {}
     vectors = hashing_embed(texts, settings.INGEST_EMBED_DIMENSIONS)
     return Chunk.objects.bulk_create(
         Chunk(
@@ -35,6 +46,8 @@ def add_chunks(document, version: int, texts: list[str]) -> list[Chunk]:
             index=index,
             page=index + 1,
             text=text,
+            source="ocr" if index in ocr else "text",
+            confidence=ocr.get(index),
             embedding=vector,
         )
         for index, (text, vector) in enumerate(zip(texts, vectors, strict=True))

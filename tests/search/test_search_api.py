@@ -44,7 +44,10 @@ def test_an_answer_has_the_documented_shape(alice_client, alices_report):
         "score",
         "text",
         "highlight",
+        "source",
+        "confidence",
     }
+    assert (first["source"], first["confidence"]) == ("text", None)
     assert first["document_id"] == str(alices_report.id)
     assert (first["filename"], first["version"], first["page"], first["index"]) == (
         "q3.pdf",
