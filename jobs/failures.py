@@ -80,6 +80,14 @@ FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text")
 _PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")
 
 
+# How the details of a no_text that OCR looked at begin, by NO_TEXT's key (manage.py reocr
+# leaves those out unless told to take them too).
+OCR_READ = {
+    "ocr_found_nothing": OCR_FOUND_NOTHING.split("{", 1)[0],
+    "no_images": NO_IMAGES_DETAIL,
+}
+
+
 def ocr_on() -> bool:
     """Whether the workers read scanned pages by OCR (INGEST_OCR auto or force)."""
     return settings.INGEST_OCR != "off"
@@ -89,10 +97,9 @@ def no_text_kind(detail: str) -> str:
     """What a `no_text` failure's detail says happened: a key of NO_TEXT. A detail from
     before OCR existed ("OCR is not enabled"), from INGEST_OCR=off, or unknown is
     "before_ocr": OCR never looked at the file."""
-    if detail.startswith(OCR_FOUND_NOTHING.split("{", 1)[0]):
-        return "ocr_found_nothing"
-    if detail.startswith(NO_IMAGES_DETAIL):
-        return "no_images"
+    for kind, start in OCR_READ.items():
+        if detail.startswith(start):
+            return kind
     return "before_ocr"
 
 

@@ -161,6 +161,7 @@ SLOW_MODULES = {
     "config/test_schema_fuzz.py",
     "documents/test_consumer_daphne.py",
     "documents/test_consumer_limits.py",
+    "documents/test_reocr.py",
     "jobs/test_fair_workers.py",
     "jobs/test_lanes_workers.py",
     "jobs/test_priority.py",
