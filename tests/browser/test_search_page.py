@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import STATE_TIMEOUT_MS
 from tests.browser.test_upload_page import pdf, row, sign_in, upload
-from tests.factories import text_pdf
+from tests.factories import joined_pdf, scanned_pdf, text_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,3 +102,36 @@ def test_with_the_embedding_service_down_the_page_answers_from_words(
     expect(results.locator("li.hit .hit-file")).to_have_text("orchard.pdf")
     expect(results.locator(".degraded")).to_contain_text("word matches only")
     artifacts.screenshot(page, "degraded")
+
+
+def test_a_passage_read_by_ocr_is_marked_and_one_from_the_text_layer_is_not(
+    browsing, servers, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    scan = joined_pdf(
+        text_pdf("Cover sheet of the delivery file, typed into the text layer."),
+        scanned_pdf("The carrier signed the delivery note for twelve pallets of roof tiles."),
+    )
+    uploaded_and_ready(page, pdf("scanned-note.pdf", scan), pdf("orchard.pdf", ORCHARD))
+
+    page.get_by_label("Search your documents").press_sequentially("delivery", delay=40)
+
+    hits = page.locator("#search-results li.hit").filter(
+        has=page.locator(".hit-file", has_text="scanned-note.pdf")
+    )
+    expect(hits).to_have_count(2)  # page 1 from the text layer, page 2 read by OCR
+    read_by_ocr = hits.filter(has=page.locator(".hit-page", has_text="page 2"))
+    typed = hits.filter(has=page.locator(".hit-page", has_text="page 1"))
+    mark = read_by_ocr.locator(".ocr-mark")
+    expect(mark).to_be_visible()
+    expect(mark).to_have_text(re.compile(r"^OCR · \d{2,3} %"))
+    expect(mark).to_have_attribute("title", re.compile(r"scanned image.*misread words"))
+    expect(typed.locator(".ocr-mark")).to_have_count(0)
+    artifacts.screenshot(page, "ocr-mark")
+
+    read_by_ocr.locator("a.hit-link").click()
+    expect(page.locator("#passage .ocr-mark")).to_be_visible()
+    expect(page.locator("#ocr-pages")).to_contain_text("page 2")
+    artifacts.screenshot(page, "ocr-passage")

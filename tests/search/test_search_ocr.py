@@ -112,6 +112,7 @@ def test_the_document_page_marks_an_ocr_passage_and_lists_the_pages_read_by_ocr(
     facts = re.search(r'<dl class="facts".*?</dl>', of_text.content.decode(), re.S)[0]
     assert "<dt>Read by OCR</dt>" in facts
     assert re.search(r'<dd id="ocr-pages">page 2\s*<span class="ocr-mark"', facts), facts
+    assert "This page is a scanned image: its text was read by OCR" in facts
 
 
 def test_a_document_without_ocr_lists_no_ocr_pages(alice):
