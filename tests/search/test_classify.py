@@ -12,7 +12,7 @@ def pages(*texts: str) -> list[Page]:
 
 
 def test_pages_without_a_letter_or_digit_have_no_text():
-    with pytest.raises(NoText, match="it looks scanned; OCR is not enabled"):
+    with pytest.raises(NoText, match="it looks scanned, and OCR is off"):
         classify_text(pages("\x0c", "  \n", "-- . --"))
 
 
