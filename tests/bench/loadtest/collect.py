@@ -14,10 +14,18 @@ SELECT id::text, document_id::text, version, lane, status, attempts, progress_to
        extract(epoch FROM started_at), extract(epoch FROM finished_at)
 FROM jobs_job
 """
+# An attempt ran in its job's lane, except a scan's attempts up to the one that handed it on
+# to the OCR lane: those ran in the lane the file's size chose (the row keeps no lane).
 ATTEMPTS_SQL = """
-SELECT job_id::text, number, worker, extract(epoch FROM started_at),
-       extract(epoch FROM finished_at), outcome, error_code
-FROM jobs_jobattempt ORDER BY job_id, number
+SELECT a.job_id::text, a.number, a.worker, extract(epoch FROM a.started_at),
+       extract(epoch FROM a.finished_at), a.outcome, a.error_code,
+       CASE WHEN EXISTS (SELECT 1 FROM jobs_jobattempt h WHERE h.job_id = a.job_id
+                         AND h.outcome = 'handed_on' AND h.number >= a.number)
+            THEN CASE WHEN d.size <= %s THEN 'fast' ELSE 'batch' END
+            ELSE j.lane END
+FROM jobs_jobattempt a JOIN jobs_job j ON j.id = a.job_id
+     JOIN documents_document d ON d.id = j.document_id
+ORDER BY a.job_id, a.number
 """
 CHUNKS_SQL = """
 SELECT document_id::text, version, count(*) FROM search_chunk GROUP BY document_id, version
@@ -49,6 +57,11 @@ class AttemptRow:
     finished: float | None
     outcome: str
     error_code: str
+    lane: str  # the lane it ran in
+
+    @property
+    def handed_on(self) -> bool:
+        return self.outcome == "handed_on"
 
 
 @dataclass
@@ -63,18 +76,19 @@ def _float(value: object) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]
 
 
-def read_final(database_url: str) -> Final:
+def read_final(database_url: str, fast_lane_max_bytes: int) -> Final:
+    """What the database holds; `fast_lane_max_bytes`: the run's INGEST_FAST_LANE_MAX_BYTES."""
     final = Final()
     with psycopg.connect(database_url, autocommit=True, connect_timeout=10) as conn:
         for row in conn.execute(JOBS_SQL).fetchall():
             *head, created, queued, started, finished = row
             job = JobRow(*head, float(created), float(queued), _float(started), _float(finished))
             final.jobs[job.id] = job
-        for job_id, number, worker, started, finished, outcome, code in conn.execute(
-            ATTEMPTS_SQL
+        for job_id, number, worker, started, finished, outcome, code, lane in conn.execute(
+            ATTEMPTS_SQL, [fast_lane_max_bytes]
         ).fetchall():
             attempt = AttemptRow(
-                job_id, number, worker, float(started), _float(finished), outcome, code
+                job_id, number, worker, float(started), _float(finished), outcome, code, lane
             )
             final.attempts.setdefault(job_id, []).append(attempt)
         for document, version, count in conn.execute(CHUNKS_SQL).fetchall():

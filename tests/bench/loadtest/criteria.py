@@ -10,7 +10,7 @@ from jobs.reconnect import WAITS
 from tests.bench.loadtest.client import Answer
 from tests.bench.loadtest.collect import Final
 from tests.bench.loadtest.faults import Fault
-from tests.bench.loadtest.payloads import LONG, PADDED
+from tests.bench.loadtest.payloads import LONG, PADDED, SCAN
 from tests.bench.loadtest.stalls import stalls
 from tests.bench.report import percentile
 
@@ -119,6 +119,37 @@ def nothing_lost(answers: list[Answer], final: Final) -> list[Criterion]:
     ]
 
 
+def scans_read(answers: list[Answer], final: Final) -> list[Criterion]:
+    """The burst's scans (none with no worker-ocr): each found in the fast lane, handed on
+    once, and read by OCR in the `ocr` lane, whose attempts are timed."""
+    ids = [a.job_id for a in answers if a.kind == SCAN and a.accepted and a.job_id]
+    if not ids:
+        return []
+    wrong, reading = [], []
+    for job_id in ids:
+        job, attempts = final.jobs.get(job_id), final.attempts.get(job_id, [])
+        handed = [a for a in attempts if a.handed_on]
+        read = [a for a in attempts if a.lane == "ocr" and a.outcome == "succeeded"]
+        if job is None or job.lane != "ocr" or job.status != "succeeded" or len(handed) != 1:
+            wrong.append(job_id)
+        reading += [a.finished - a.started for a in read if a.finished is not None]
+    took = (
+        f"OCR attempts p50 {percentile(reading, 50):.1f} s, max {max(reading):.1f} s"
+        if reading
+        else "no OCR attempt ended"
+    )
+    return [
+        Criterion(
+            "Scans are handed on once and read by OCR in their own lane",
+            f"{len(ids)} scans, {len(ids) - len(wrong)} succeeded in the ocr lane after one "
+            f"hand-off; {took}",
+            "all",
+            not wrong,
+            ", ".join(wrong[:5]),
+        )
+    ]
+
+
 # A killed worker's jobs are claimed again this soon after the kill, whatever the lease:
 # its death is known within seconds (its pid gone, jobs.ops.heartbeat), its jobs taken
 # back at once and sent to the lane's resume queue, served before the backlog.
@@ -200,7 +231,7 @@ def longest_attempts(final: Final, faults: list[Fault], sweep_every: float) -> d
                 for fault in _during(faults, attempt.started + 10, attempt.finished)
             )
             took = max(0.0, attempt.finished - attempt.started - held)
-            longest[job.lane] = max(longest.get(job.lane, 0.0), took)
+            longest[attempt.lane] = max(longest.get(attempt.lane, 0.0), took)
     return longest
 
 

@@ -4,11 +4,11 @@ Documents differ a hundredfold in work (a one-page letter against a 117-page the
 "jobs per second" measured over one minute mispredicts a queue whose mix differs (long
 documents retried after the 429 window all end up at its back). The prediction counts
 work instead: each document weighs what reading it took when the corpus was built (the
-manifest's `seconds`) plus a fixed cost per job (the sandbox's start, embedding,
-storing). The rate is the work the attempts did per second in the window before the
-last upload (after the last fault), each attempt's work spread over its duration; the
-prediction is the work left at the last upload (queued, and the rest of what was being
-processed) over that rate. Jobs per second are reported beside it.
+manifest's `seconds`; a scan, SCAN_SECONDS of OCR) plus a fixed cost per job (the
+sandbox's start, embedding, storing). The rate is the work the attempts did per second
+in the window before the last upload (after the last fault), each attempt's work spread
+over its duration; the prediction is the work left at the last upload (queued, and the
+rest of what was being processed) over that rate. Jobs per second are reported beside it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import math
 from tests.bench.loadtest.client import Answer
 from tests.bench.loadtest.collect import Final
 from tests.bench.loadtest.criteria import Criterion
-from tests.bench.loadtest.payloads import corpus_files
+from tests.bench.loadtest.payloads import SCAN_SECONDS, SCAN_SOURCE, corpus_files
 from tests.bench.loadtest.sampler import Sample
 
 TOLERANCE = 0.25
@@ -31,7 +31,7 @@ PER_JOB_SECONDS = 0.3  # a job's cost besides reading the PDF (tests.bench.pipel
 
 def _costs(answers: list[Answer]) -> dict[str, float]:
     """Job id to its expected work, in seconds of one worker thread."""
-    seconds = {f.name: f.seconds for f in corpus_files()}
+    seconds = {f.name: f.seconds for f in corpus_files()} | {SCAN_SOURCE: SCAN_SECONDS}
     return {a.job_id: seconds.get(a.source, 0.0) + PER_JOB_SECONDS for a in answers if a.job_id}
 
 

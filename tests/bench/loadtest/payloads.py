@@ -6,27 +6,52 @@ the cross-reference table, so no offset moves). To compare the acknowledgement o
 documents with short ones like with like, each 50+ page file in the burst is matched by a
 1-2 page file padded with comment lines to the same size: same bytes on the wire, a
 fraction of the pages.
+
+A few percent of the burst are scans: one-page image-only PDFs at 150 dpi, each a letter
+of its own (tests.factories.scanned_pdf), which the fast lane hands on to the OCR lane.
+Small ones, so that the short run stays short. They are the only scans: the corpus files
+with pages the service would read by OCR (a fax, image-only pages) are left out, or a
+sixth of the uploads, up to 10 pages of OCR each, would queue on the one OCR thread.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import pypdfium2  # type: ignore[import-untyped]
+
+from search.pipeline.ocr import needs_ocr
 from tests.bench.loadtest.scenario import FULL_RUN_USERS
-from tests.factories import CORPUS, corpus_rows
+from tests.factories import CORPUS, corpus_rows, scanned_pdf
 
 LONG_PAGES = 50  # "documents of 50+ pages"
 # Classes of the burst. `long` and `padded` are the like-for-like pair; the rest are
 # reported by size.
-LONG, PADDED, SMALL, MEDIUM, LARGE = (
+LONG, PADDED, SMALL, MEDIUM, LARGE, SCAN = (
     "50+ pages",
     "1-2 pages padded",
     "<100 KB",
     "100 KB-1 MB",
     ">1 MB",
+    "1-page scan",
+)
+SCAN_SHARE = 0.03  # of the burst's uploads, at least one
+SCAN_DPI = 150
+SCAN_SOURCE = f"scan-{SCAN_DPI}dpi"  # the source name of every scan
+# A worker thread's time to read one scanned page by OCR at 150 dpi (about 1 s on a
+# laptop's core), less the per-job cost that tests/bench/loadtest/drain.py adds.
+SCAN_SECONDS = 1.0
+_SENTENCES = (
+    "The seller delivers the goods within thirty days of the order.",
+    "The buyer pays the invoice within sixty days of delivery.",
+    "Either party may end this agreement with three months notice.",
+    "The warranty covers parts and labour for two years.",
+    "Disputes go to the courts of the seller's home town.",
+    "Prices are in euros and include the value added tax.",
 )
 
 
@@ -57,14 +82,40 @@ class Upload:
 
 
 def corpus_files() -> list[CorpusFile]:
-    """The corpus files that the manifest expects to be processed successfully."""
+    """The corpus files that the manifest expects to be processed successfully from their
+    text layer alone (no page to read by OCR)."""
     return [
         CorpusFile(
             CORPUS / row["file"], int(row["bytes"]), int(row["pages"]), float(row["seconds"])
         )
         for row in corpus_rows()
-        if row["expect"].strip() == "succeeded" and (CORPUS / row["file"]).exists()
+        if row["expect"].strip() == "succeeded"
+        and (CORPUS / row["file"]).exists()
+        and not ocr_pages(CORPUS / row["file"])
     ]
+
+
+@functools.cache
+def ocr_pages(path: Path) -> int:
+    """How many pages of `path` the service's `auto` rule reads by OCR
+    (search.pipeline.ocr.needs_ocr, over PDFium's text layer); 0 when PDFium cannot open
+    it, as the service then keeps the text reader's text. Trusted files: read here,
+    outside the sandbox."""
+    try:
+        pdf = pypdfium2.PdfDocument(str(path))
+    except pypdfium2.PdfiumError:
+        return 0
+    try:
+        texts = []
+        for index in range(len(pdf)):
+            page = pdf[index]
+            textpage = page.get_textpage()
+            texts.append(textpage.get_text_range())
+            textpage.close()
+            page.close()
+        return len(needs_ocr(pdf, texts))
+    finally:
+        pdf.close()
 
 
 def with_comment(pdf: bytes, comment: bytes, padding_to: int = 0) -> bytes:
@@ -92,9 +143,21 @@ def kind_by_size(size: int) -> str:
     return SMALL if size < 100_000 else MEDIUM if size < 1_000_000 else LARGE
 
 
-def burst(users: int, files: list[CorpusFile], seed: int = 9) -> list[Upload]:
+def scan(number: int, rng: random.Random) -> Upload:
+    """A one-page scan of a short letter, numbered, its sentences drawn by `rng`."""
+    letter = f"Letter number {number}. " + " ".join(rng.sample(_SENTENCES, 3))
+    body = with_comment(scanned_pdf(letter, dpi=SCAN_DPI), nonce())
+    return Upload(SCAN_SOURCE, SCAN, 1, body)
+
+
+def scan_count(users: int) -> int:
+    return max(1, round(users * SCAN_SHARE))
+
+
+def burst(users: int, files: list[CorpusFile], seed: int = 9, scans: bool = True) -> list[Upload]:
     """One upload per user, shuffled: a few 50+ page files, as many short files padded to
-    their sizes, the rest round-robin over every other file the corpus expects to succeed."""
+    their sizes, a few scans (SCAN_SHARE), the rest round-robin over every other file the
+    corpus expects to succeed."""
     rng = random.Random(seed)
     long_files = sorted((f for f in files if f.pages >= LONG_PAGES), key=lambda f: f.pages)
     short = sorted((f for f in files if f.pages <= 2 and f.bytes < 100_000), key=lambda f: f.bytes)
@@ -115,6 +178,9 @@ def burst(users: int, files: list[CorpusFile], seed: int = 9) -> list[Upload]:
             pad = short[(number * twins + twin) % len(short)]
             body = with_comment(pad.path.read_bytes(), nonce(), padding_to=len(data))
             uploads.append(Upload(pad.name, PADDED, pad.pages, body))
+    if scans:
+        count = min(scan_count(users), users - len(uploads))
+        uploads += [scan(number, rng) for number in range(count)]
     rng.shuffle(others)
     for number in range(users - len(uploads)):
         source = others[number % len(others)]

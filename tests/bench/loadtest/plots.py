@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt
 
-from tests.bench.loadtest.payloads import LARGE, LONG, MEDIUM, PADDED, SMALL
+from tests.bench.loadtest.payloads import LARGE, LONG, MEDIUM, PADDED, SCAN, SMALL
 
 FAULT_STYLE = {  # colour and label of each fault's band on the timelines
     "kill": ("#d62728", "worker SIGKILLed"),
@@ -19,7 +19,7 @@ FAULT_STYLE = {  # colour and label of each fault's band on the timelines
     "429": ("#ff7f0e", "provider 429"),
 }
 SHORT = {"kill": "kill", "redis": "Redis", "postgres": "Postgres", "429": "429"}
-CLASSES = [SMALL, MEDIUM, LARGE, PADDED, LONG]
+CLASSES = [SMALL, MEDIUM, LARGE, SCAN, PADDED, LONG]
 plt.rcParams.update(
     {"font.size": 10, "svg.fonttype": "none", "axes.spines.top": False, "axes.spines.right": False}
 )

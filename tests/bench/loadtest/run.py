@@ -51,7 +51,13 @@ def say(text: str) -> None:
 def run(params: Params, out: Path) -> Outcome:
     root = Path(tempfile.mkdtemp(prefix="ingest-loadtest-"))
     outcome = Outcome(params, time.time())
-    env = Environment(root, params.settings(), workers=params.workers, threads=params.threads)
+    env = Environment(
+        root,
+        params.settings(),
+        workers=params.workers,
+        threads=params.threads,
+        ocr_workers=params.ocr_workers,
+    )
     try:
         _run(env, params, outcome)
     finally:
@@ -77,7 +83,8 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     service_env = env.start_services()
     tokens = prepare_database(service_env, params.users)
     files = payloads.corpus_files()
-    uploads = payloads.burst(params.users, files, seed=params.seed)
+    # Scans only with a worker-ocr to read them.
+    uploads = payloads.burst(params.users, files, seed=params.seed, scans=params.ocr_workers > 0)
     stack = env.start_stack(service_env, params.sweep_every)
     database_url = service_env["DATABASE_URL"]
     outcome.meta = dict(machine=describe_machine(service_env), code=code_version())
@@ -111,7 +118,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     outcome.marks["last_upload"] = max(a.start + a.seconds for a in outcome.answers)
     _wait_for_drain(database_url, outcome, params)
     sampler.stop()
-    outcome.final = read_final(database_url)
+    outcome.final = read_final(database_url, params.fast_lane_max_bytes)
     ended = webhooks.ended_jobs(outcome.final, criteria.accepted_jobs(outcome.answers))
     say(f"waiting for the webhooks of {len(ended)} ended documents")
     waited = webhooks.wait_for(receiver, ended, timeout=params.drain_timeout / 3)
@@ -188,6 +195,7 @@ def _judge(outcome: Outcome, capacity: dict[str, int]) -> None:
         criteria.ack_like_for_like(burst),
         criteria.clean_answers(outcome.answers),
         *criteria.nothing_lost(outcome.answers, final),
+        *criteria.scans_read(burst, final),
         criteria.killed_jobs_back(outcome.faults, final),
         drain,
         stall,

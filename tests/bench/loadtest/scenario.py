@@ -23,6 +23,8 @@ class Params:
     pushers: int  # clients uploading after the burst, one upload a second each
     backlog_extra: int  # INGEST_MAX_BACKLOG = users + this
     seed: int
+    ocr_workers: int = 1  # worker-ocr processes of one thread each (the Procfile's)
+    fast_lane_max_bytes: int = 2 * 1024 * 1024  # INGEST_FAST_LANE_MAX_BYTES (the default)
 
     @property
     def max_backlog(self) -> int:
@@ -36,6 +38,8 @@ class Params:
             "INGEST_MAX_INFLIGHT_PER_USER": "1000",
             "INGEST_UPLOAD_THROTTLE_RATE": "120/min",
             "INGEST_LEASE_SECONDS": str(self.lease),
+            # Stated, not inherited: the run tells which lane a scan was found in by it.
+            "INGEST_FAST_LANE_MAX_BYTES": str(self.fast_lane_max_bytes),
             "INGEST_REQUEUE_GRACE_SECONDS": str(self.grace),
             # The run's webhook receiver listens on loopback.
             "INGEST_WEBHOOK_ALLOW_PRIVATE": "true",
@@ -62,6 +66,12 @@ def parse(argv: list[str] | None = None) -> Params:
         help="worker processes, shared out fast lane first (3: 2 fast + 1 batch)",
     )
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument(
+        "--ocr-workers",
+        type=int,
+        default=1,
+        help="worker-ocr processes, of one thread each, on top of --workers (1)",
+    )
     parser.add_argument(
         "--lease",
         type=int,
@@ -98,4 +108,5 @@ def parse(argv: list[str] | None = None) -> Params:
         # Room for a queue long enough to time its drain, even in a short run.
         backlog_extra=max(60, args.users // 20),
         seed=args.seed,
+        ocr_workers=args.ocr_workers,
     )

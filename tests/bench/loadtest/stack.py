@@ -2,8 +2,9 @@
 
 Postgres, Redis and the data directory come from tests.bench.services (a temporary directory);
 the server processes are tests/browser/servers.py's, each in its own session, plus more
-Dramatiq workers and the sweeper; the embeddings provider is the fake OpenAI server that
-the browser tests switch between answers. Nothing is shared with `make run`.
+Dramatiq workers (the OCR lane's when asked for) and the sweeper; the embeddings provider
+is the fake OpenAI server that the browser tests switch between answers. Nothing is
+shared with `make run`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ from tests.browser.servers import BreakableOpenAI, ServerProcess, Stack
 from tests.harness import faults
 
 API_KEY = "loadtest-key"
-# The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE): uploads come first.
-NICE = {"fast": 10, "batch": 15}
+# The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE, WORKER_OCR_NICE): uploads
+# come first.
+NICE = {"fast": 10, "batch": 15, "ocr": 15}
+# The Procfile's OCR lane: processes of one thread (WORKER_OCR_THREADS' default), as
+# Tesseract reads a page on one core. They come on top of the text lanes' `workers`.
+OCR_THREADS = 1
 
 
 def lane_split(workers: int) -> dict[str, int]:
@@ -62,11 +67,12 @@ class LoadStack(Stack):
     """gunicorn, daphne, `workers` rundramatiq processes, the webhook deliverer and the
     looping sweeper.
 
-    As the Procfile runs them: each lane has its own worker processes (`lane_split`), each
-    consuming only its lane's queues (the fast lane's also the alerts), at
-    the Procfile's lower CPU priority, prefetching one message per thread. The workers
-    are told the pools' sizes (WORKER_<LANE>_PROCESSES, _THREADS), from which each
-    owner's share of a lane follows (jobs/fairness.py).
+    As the Procfile runs them: each lane has its own worker processes (`lane_split`, and
+    `ocr_workers` of one thread for the OCR lane), each consuming only its lane's queues
+    (the fast lane's also the alerts), at the Procfile's lower CPU priority, prefetching
+    one message per thread. The workers are told the pools' sizes
+    (WORKER_<LANE>_PROCESSES, _THREADS), from which each owner's share of a lane follows
+    (jobs/fairness.py).
     """
 
     def __init__(
@@ -78,12 +84,16 @@ class LoadStack(Stack):
         threads: int,
         sweep_every: float,
         nice: int | None = None,
+        ocr_workers: int = 0,
     ) -> None:
-        pools = lane_split(workers)
+        pools = lane_split(workers) | ({"ocr": ocr_workers} if ocr_workers else {})
+        lane_threads = {lane: OCR_THREADS if lane == "ocr" else threads for lane in pools}
         sizes = {f"WORKER_{lane.upper()}_PROCESSES": str(n) for lane, n in pools.items()}
-        sizes |= {f"WORKER_{lane.upper()}_THREADS": str(threads) for lane in pools}
+        sizes |= {f"WORKER_{lane.upper()}_THREADS": str(n) for lane, n in lane_threads.items()}
         super().__init__({**env, **sizes}, logs)
         self.threads = threads
+        # Jobs each lane's workers can hold at once.
+        self.capacity = {lane: n * lane_threads[lane] for lane, n in pools.items()}
 
         def ready(process: ServerProcess) -> bool:
             return "Worker process is ready for action" in process.output(400)
@@ -91,8 +101,8 @@ class LoadStack(Stack):
         self.workers = [
             ServerProcess(
                 f"worker-{lane}{n}",
-                worker_command(lane, threads, nice),
-                self.worker_env,
+                worker_command(lane, lane_threads[lane], nice),
+                self.worker_env | {"dramatiq_queue_prefetch": str(lane_threads[lane])},
                 logs,
                 ready,
             )
@@ -115,11 +125,6 @@ class LoadStack(Stack):
     def worker_env(self) -> dict[str, str]:
         # As the Procfile: one message prefetched per thread.
         return {**self.env, "dramatiq_queue_prefetch": str(self.threads)}
-
-    @property
-    def capacity(self) -> dict[str, int]:
-        """Jobs each lane's workers can hold at once."""
-        return {lane: n * self.threads for lane, n in lane_split(len(self.workers)).items()}
 
     def supervise(self) -> None:
         """Start again any process that exits, a second later, as the Procfile runner
@@ -155,8 +160,10 @@ class Environment:
         workers: int,
         threads: int,
         nice: int | None = None,
+        ocr_workers: int = 0,
     ):
         self.root = root
+        self.ocr_workers = ocr_workers
         self.nice = nice
         self.settings = settings
         self.workers, self.threads = workers, threads
@@ -195,6 +202,7 @@ class Environment:
             threads=self.threads,
             sweep_every=sweep_every,
             nice=self.nice,
+            ocr_workers=self.ocr_workers,
         )
         self.stack.ensure_running()
         self.stack.supervise()

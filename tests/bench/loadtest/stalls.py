@@ -10,7 +10,8 @@ sends it again; so does a job that was never claimed (it counts until the end of
 
 Due is when the job was queued for its first attempt; for a retry, the `next_attempt_at`
 the sampler saw for it (else when the attempt before it ended, as after a lost attempt,
-when the sweeper took the job back).
+when the sweeper took the job back, or after a scan's hand-off to the OCR lane). Each
+attempt is in the lane it ran in: a scan's first in the fast lane, its OCR in the `ocr`.
 """
 
 from __future__ import annotations
@@ -21,30 +22,35 @@ from tests.bench.loadtest.collect import Final
 
 
 def _attempt_dues(final: Final, retry_due: dict) -> list[dict]:
-    """(job, attempt, lane, due, claimed) for every attempt, and for jobs still waiting."""
+    """(job, attempt, lane, due, claimed) for every attempt, and for jobs still waiting.
+
+    A scan's attempt that handed it on to the OCR lane gave its attempt back (the job's
+    `attempts`, by which the sampler keys a retry's due time, counts one fewer from
+    there); the OCR lane's attempt after it is due when it handed on."""
     rows = []
     for job in final.jobs.values():
-        previous_end = None
+        previous_end, handed_on = None, 0
         for attempt in final.attempts.get(job.id, []):
             if attempt.number == 1:
                 due = job.created
             else:
-                due = retry_due.get((job.id, attempt.number - 1), previous_end or job.created)
+                key = (job.id, attempt.number - 1 - handed_on)
+                due = retry_due.get(key, previous_end or job.created)
             rows.append(
                 dict(
                     job=job.id,
                     number=attempt.number,
-                    lane=job.lane,
+                    lane=attempt.lane,
                     due=due,
                     claimed=attempt.started,
                 )
             )
             previous_end = attempt.finished
+            handed_on += attempt.handed_on
         if job.status == "queued":  # never claimed again: it waits until the end of the run
             due = retry_due.get((job.id, job.attempts), job.queued)
-            rows.append(
-                dict(job=job.id, number=job.attempts + 1, lane=job.lane, due=due, claimed=None)
-            )
+            number = job.attempts + handed_on + 1
+            rows.append(dict(job=job.id, number=number, lane=job.lane, due=due, claimed=None))
     return rows
 
 
