@@ -6,7 +6,9 @@ import statistics
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from tests.bench.ocr.corpus import SamplePage
 from tests.bench.ocr.engines import PageResult, Run
+from tests.bench.ocr.metric import cer
 
 if TYPE_CHECKING:  # psycopg and the stack are not needed to read pages
     from tests.bench.ocr.stack import StackResult
@@ -87,6 +89,43 @@ def worst(runs: list[Run], variant: str, count: int = 5) -> str:
     return f"Highest CER on {variant}: {named}."
 
 
+def floor(pages: list[SamplePage]) -> str:
+    """What the measure gives the text layer read against itself (0 would be perfect)."""
+    errors = [cer(page.truth, page.truth) for page in pages]
+    worst = max(zip(errors, pages, strict=True), key=lambda pair: pair[0].rate)
+    pooled = sum(e.total for e in errors) / sum(e.reference for e in errors)
+    return (
+        f"The measure's own floor, each page's text layer against itself: CER {_pct(pooled)} "
+        f"over these pages, at most {_pct(worst[0].rate)} ({worst[1].name}: repeated text, "
+        "whose lines can be matched to another copy of themselves)."
+    )
+
+
+def file_table(runs: list[Run]) -> list[str]:
+    """CER and word recall per source file, in each variant."""
+    variants = list(dict.fromkeys(run.variant for run in runs))
+    results = [r for run in runs for r in run.read()]
+    files = list(dict.fromkeys(r.page.file for r in sorted(results, key=lambda r: r.page.order)))
+    lines = [
+        "| file | pages | " + " | ".join(f"CER / recall, {v}" for v in variants) + " |",
+        "|---|---|" + "---|" * len(variants),
+    ]
+    for file in files:
+        cells = []
+        for variant in variants:
+            mine = [
+                r
+                for run in runs
+                if run.variant == variant
+                for r in run.read()
+                if r.page.file == file
+            ]
+            cells.append(f"{_pct(pooled_cer(mine))} / {_pct(recall(mine))}")
+        count = len({r.page.number for r in results if r.page.file == file})
+        lines.append(f"| {file.rsplit('/', 1)[-1]} | {count} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def subset_table(runs: list[Run], every: int) -> list[str]:
     """The variants' figures on every `every`-th page of the sample (by its order)."""
     lines = [
@@ -165,7 +204,9 @@ def targets(runs: list[Run], stack: StackResult | None) -> list[str]:
     for variant, limit in (("clean-300", CER_CLEAN), ("scanned", CER_SCANNED)):
         value = pooled_cer(english(variant))
         lines.append(
-            _verdict(f"CER, {variant}, English", _pct(value), f"≤ {limit:.0%}", value <= limit)
+            _verdict(
+                f"CER, {variant}, English", _pct(value), f"≤ {100 * limit:.0f} %", value <= limit
+            )
         )
     clean = [r for run in runs if run.variant == "clean-300" for r in run.read()]
     speed = pages_per_core_second(clean)
