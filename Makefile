@@ -114,6 +114,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) -m tests.bench.scrape
 	$(PY) -m tests.bench.search
 	$(PY) -m tests.bench.webhook_fairness
+	$(PY) -m tests.bench.ocr
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the configuration
 ## reference as the code writes it (python -m config.reference, in a temporary directory), the
