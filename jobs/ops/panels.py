@@ -112,7 +112,8 @@ def _outcome_charts(history: History) -> list[Chart]:
         Chart(
             "ocr-pages",
             "OCR pages",
-            f"{totals['ocr_pages']:,.0f} read by OCR {within}",
+            f"{totals['ocr_pages']:,.0f} read by OCR {within}, "
+            f"{_per_second(totals['ocr_pages'], window.span.total_seconds())}",
             bar_chart(times, step, ocr, Unit("pages per second", "rate"), empty=empty),
         ),
         Chart(
@@ -146,6 +147,16 @@ def _outcome_charts(history: History) -> list[Chart]:
             bar_chart(times, step, waited, Unit(f"time waited {per}", "seconds"), empty=empty),
         ),
     ]
+
+
+def _per_second(count: float, seconds: float) -> str:
+    """A mean rate as the OCR pages' summary gives it: "0 a second", "0.013 a second"."""
+    rate = count / seconds
+    if rate == 0:
+        return "0 a second"
+    if rate < 0.001:
+        return "under 0.001 a second"
+    return f"{rate:.2g} a second"
 
 
 def _waited(seconds: float) -> str:

@@ -139,7 +139,7 @@ def test_pages_read_by_ocr_are_counted_per_minute_and_shown_per_second(staff, al
     assert row.ocr_pages == 4
     assert row.documents_ready == 2
     assert Minute.objects.get(minute=minute, lane=Lane.FAST).ocr_pages == 0
-    assert summary(html, "ocr-pages") == "4 read by OCR in the last hour"
+    assert summary(html, "ocr-pages") == "4 read by OCR in the last hour, 0.0011 a second"
     chart = re.search(r'id="chart-ocr-pages".*?</figure>', html, re.S).group(0)
     assert "pages per second" in chart
     # The minute's bar: 4 pages over its 60 s.
