@@ -94,18 +94,18 @@ test: $(VENV)/.installed-dev browser ocr
 ## killed, Redis and Postgres restart and the provider says 429; PASS/FAIL per criterion
 ## and a report in var/loadtest/<time>/report.html (docs/working/loadtest.md).
 LOADTEST_USERS ?= 500
-loadtest: $(VENV)/.installed-dev
+loadtest: $(VENV)/.installed-dev ocr
 	$(PY) -m tests.bench.loadtest --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
 
 ## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
-chaos: $(VENV)/.installed-dev
+chaos: $(VENV)/.installed-dev ocr
 	INGEST_CHAOS_ROUNDS=$${CHAOS_ROUNDS:-5} $(PY) -m pytest tests/chaos $(PYTEST_ARGS)
 
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
 ## /metrics scrape over a million job rows, search, and one account's hanging webhooks beside
 ## another's uploads (docs/working/benchmarks.md). BENCH_WS_ARGS=--quick: a short run.
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev ocr
 	$(PY) -m tests.bench $(BENCH_ARGS)
 	$(PY) -m tests.bench.busy
 	$(PY) -m tests.bench.pipeline

@@ -59,7 +59,7 @@ def test_staff_watch_the_dashboard_follow_the_jobs_without_a_reload(
     ops = browsing("olivia")
     sign_in(ops, "olivia", "/ops/")
     expect(ops.get_by_role("heading", name="Pipeline dashboard")).to_be_visible()
-    expect(ops.locator("svg.ops-chart")).to_have_count(10)
+    expect(ops.locator("svg.ops-chart")).to_have_count(11)
     expect(summary(ops, "documents")).to_have_text("0 in the last hour")
     # The worker's process beats every few seconds: it shows up as alive.
     expect(figure(ops, "processes")).to_have_text("1", timeout=STATE_TIMEOUT_MS)
