@@ -94,7 +94,7 @@ def versions(engine: str) -> str:
 
     if engine == "rapidocr":
         return f"RapidOCR {version('rapidocr')}, onnxruntime {version('onnxruntime')}"
-    import tesserocr  # type: ignore[import-not-found]
+    import tesserocr  # type: ignore[import-untyped]
 
     tesseract = tesserocr.tesseract_version().split()[1]
     return f"Tesseract {tesseract} through tesserocr {version('tesserocr')}"

@@ -120,12 +120,13 @@ def _mathematical(char: str) -> bool:
 
 def sample(*, quick: bool = False) -> list[SamplePage]:
     """The sample's pages, in a fixed order, with their ground truth."""
+    wanted: list[tuple[str, tuple[int, ...]]]
     if quick:
         wanted = [(file, (number,)) for file, number in QUICK]
     else:
         german = tuple(prose_pages(CORPUS / GERMAN, GERMAN_PAGES))
         wanted = [*ENGLISH, (GERMAN, german)]
-    pages = []
+    pages: list[SamplePage] = []
     for file, numbers in wanted:
         pdf = pypdfium2.PdfDocument(CORPUS / file)
         try:
@@ -161,9 +162,9 @@ def scanned(image: Image.Image, seed: int) -> Image.Image:
     levels), a few thousand dark specks; JPEG quality comes at saving."""
     rng = random.Random(seed)
     turned = image.rotate(rng.choice((-2.0, 2.0)), resample=Image.Resampling.BICUBIC, fillcolor=255)
-    pixels = numpy.asarray(turned, dtype=numpy.float32)
     noise = numpy.random.default_rng(seed)
-    pixels = pixels + noise.normal(0.0, 12.0, pixels.shape)
+    grey = numpy.asarray(turned, dtype=numpy.float64)
+    pixels = grey + noise.normal(0.0, 12.0, grey.shape)
     specks = noise.random(pixels.shape) < 0.0005
     pixels[specks] = noise.uniform(0, 120, int(specks.sum()))
     return Image.fromarray(numpy.clip(pixels, 0, 255).astype(numpy.uint8), mode="L")
