@@ -50,6 +50,7 @@ def test_a_table_read_along_its_rows_against_a_text_layer_that_has_it_by_columns
     by_rows = "\n".join(f"{name} {amount}" for name, amount in zip(names, amounts, strict=True))
 
     assert cer(by_rows, by_columns).rate < 0.05
+    assert cer(by_rows, by_columns, split=False).rate > 0.4, "unless lines are kept whole"
     assert cer(garbled(by_rows, 0.3), by_columns).rate > 0.15
 
 

@@ -156,6 +156,7 @@ def save_json(engine: str, runs: list[Run], stack: StackResult | None) -> Path:
             "reference": result.errors.reference,
             "words": list(result.words),
             "failed": run.failed.get(result.page.name, ""),
+            "text": result.text,
         }
         for run in runs
         for result in run.pages

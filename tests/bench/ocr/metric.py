@@ -93,8 +93,10 @@ class Errors:
         return self.total / self.reference if self.reference else float(self.total > 0)
 
 
-def cer(ocr: str, reference: str) -> Errors:
-    """The order-tolerant character errors of `ocr` against `reference` (both raw)."""
+def cer(ocr: str, reference: str, *, split: bool = True) -> Errors:
+    """The order-tolerant character errors of `ocr` against `reference` (both raw).
+    `split=False`: lines are never matched in halves, so a line that runs across two
+    columns (or along a table's row) counts its misplaced half as errors."""
     truth = normalise(reference).replace("\n", " ")
     # The longest first; ties in the order OCR read them.
     order = itertools.count()
@@ -105,7 +107,7 @@ def cer(ocr: str, reference: str) -> Errors:
     while queue:
         _, _, line = heapq.heappop(queue)
         best = _best_span(line, pieces)
-        if best is not None and best[0] > SPLIT_ABOVE * len(line):
+        if split and best is not None and best[0] > SPLIT_ABOVE * len(line):
             halves = _halves(line)
             if halves:
                 for half in halves:
