@@ -18,24 +18,28 @@ One thread: the child may start none (seccomp), and the engine is told so
 import ctypes
 import math
 import os
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import pypdfium2  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
+from PIL.Image import Resampling
 
 from search.pipeline.classify import nonspace
-from search.pipeline.errors import ExtractTimeout, TooComplex, TooManyPages
+from search.pipeline.errors import TooComplex, TooManyPages
 from search.pipeline.page import OcrOrder, OnPages, Scanned
 
 # The auto rule (see the module's docstring).
 MIN_IMAGE_SHARE = 0.05
 CHARS_PER_SQUARE_INCH = 3.0
 POINTS_PER_INCH = 72
-# A page whose OCR ran past its budget by the clock but not by the CPU was starved by a busy
-# machine: transient. Past this share of the budget in CPU time, it is the page's weight.
-CPU_SHARE_OF_BUDGET = 0.8
+# Pages turned less than this are read as they are; a page set sideways is a matter of
+# orientation, which is left alone: only turns up to MAX_SKEW_DEGREES are looked for.
+MIN_SKEW_DEGREES = 0.3
+MAX_SKEW_DEGREES = 5.0
+SKEW_ROWS = 1000
+INK_BELOW = 160  # of 255: darker is ink
+WHITE = 255
 SHRINK_FOR_ROUNDING = 0.998
 
 # The child's environment (sandbox._child_environment): the languages to start the engine
@@ -123,17 +127,55 @@ class Engine:
             path=tessdata.rstrip("/") + "/", lang=languages, oem=tesserocr.OEM.LSTM_ONLY
         )
 
-    def read(self, image: Any, *, seconds: float) -> Scanned | None:
-        """The text of `image` (a PIL image) and its mean confidence; None when the engine
-        ran past `seconds` of wall-clock time."""
+    def read(self, image: Any) -> Scanned:
+        """The text of `image` (a greyscale PIL image) and the engine's mean confidence,
+        read straight: a page scanned askew is turned first (`skew`)."""
+        angle = skew(image)
+        if angle:
+            image = image.rotate(angle, resample=Resampling.BILINEAR, expand=True, fillcolor=WHITE)
         self._api.SetImage(image)
-        if not self._api.Recognize(timeout=max(1, int(seconds * 1000))):
-            self._api.Clear()
-            return None
+        self._api.Recognize()
         text = self._api.GetUTF8Text() or ""
         confidence = max(0, self._api.MeanTextConf()) / 100
         self._api.Clear()
         return Scanned(text=text, confidence=confidence if nonspace(text) else 0.0)
+
+
+def skew(image: Any) -> float:
+    """The angle, in degrees counter-clockwise, that straightens `image`'s lines of text (0
+    for a page within MIN_SKEW_DEGREES, or with no lines to go by).
+
+    Tesseract reads a page turned a degree or two clockwise poorly, sometimes not at all
+    (its layout analysis finds no text), so the page is straightened first, the way a
+    scanner's deskew does: the turn at which the ink's row profile is sharpest (lines of
+    text and the gaps between them, the greatest variance of ink per row), on the image
+    shrunk to about SKEW_ROWS rows, in half degrees up to MAX_SKEW_DEGREES, then in
+    twentieths around the best. About 60 ms for an A4 page at 300 dpi.
+    """
+    factor = max(1, round(image.height / SKEW_ROWS))
+    ink = (image.reduce(factor) if factor > 1 else image).point(_ink)
+    rows = ink.height
+
+    def sharpness(angle: float) -> float:
+        profile = (
+            ink.rotate(angle, resample=Resampling.NEAREST)
+            .resize((1, rows), Resampling.BOX)
+            .tobytes()
+        )
+        mean = sum(profile) / rows
+        return sum((value - mean) ** 2 for value in profile)
+
+    steps = int(2 * MAX_SKEW_DEGREES)
+    coarse = max((step / 2 for step in range(-steps, steps + 1)), key=sharpness)
+    if sharpness(coarse) == 0:
+        return 0.0  # a blank page
+    angle = max((coarse + step / 20 for step in range(-10, 11)), key=sharpness)
+    return angle if abs(angle) >= MIN_SKEW_DEGREES else 0.0
+
+
+def _ink(value: int) -> int:
+    """A pixel map for Image.point: ink white, paper black (so ink counts in the sums)."""
+    return 255 if value < INK_BELOW else 0
 
 
 def start_engine() -> Engine | None:
@@ -182,9 +224,9 @@ def read_scans(
     on each of them (a page where it read nothing is there, with no text).
 
     Raises TooManyPages past `order.max_pages` pages to read (before any is read), and
-    for a page: TooComplex (an image past the pixel cap, or more than `page_seconds` of
-    CPU time), ExtractTimeout (past its time by the clock but not the CPU: a busy
-    machine). `on_pages(read, total)` hears of the pages read by OCR as it goes.
+    TooComplex for a page holding an image past the pixel cap. `on_pages(read, total)` is
+    told before each page is read by OCR, and after the last: the parent holds each page
+    to `page_seconds` of CPU time from its frame (sandbox.Sandbox.read_pages).
     """
     try:
         pdf = pypdfium2.PdfDocument(data)
@@ -214,22 +256,4 @@ def read_scans(
 
 
 def _read_page(pdf: Any, index: int, order: OcrOrder, engine: Engine) -> Scanned:
-    started = _cpu()
-    image = render(pdf, index, order)
-    left = order.page_seconds - (_cpu() - started)
-    scanned = engine.read(image, seconds=left) if left > 0 else None
-    if scanned is not None:
-        return scanned
-    if _cpu() - started >= CPU_SHARE_OF_BUDGET * order.page_seconds:
-        raise TooComplex(
-            f"Page {index + 1} needs more than {order.page_seconds:g} s of CPU time to read "
-            "by OCR (INGEST_OCR_PAGE_SECONDS)."
-        )
-    raise ExtractTimeout(
-        f"Page {index + 1} was not read by OCR within {order.page_seconds:g} s: the "
-        "machine is busy."
-    )
-
-
-def _cpu() -> float:
-    return time.process_time()
+    return engine.read(render(pdf, index, order))

@@ -190,17 +190,27 @@ class Sandbox:
             self._send(max_pages=max_pages, timeout=timeout, ocr=ocr.as_request() if ocr else None)
             deadline = time.monotonic() + WALL_CLOCK_FACTOR * timeout
             cpu_limit = (self._cpu or 0.0) + timeout
+            page = _PageClock()
             payload = self._receive(deadline, cpu_limit)
             while "progress" in payload:
                 done, total = _pages_read(payload, max_pages)
-                told = on_scans if payload["progress"].get("ocr") else on_pages
+                scanning = bool(payload["progress"].get("ocr"))
+                if scanning and ocr is not None:
+                    page.starts(done, total, self._cpu_seconds() + ocr.page_seconds)
+                told = on_scans if scanning else on_pages
                 if told is not None:
                     told(done, total)
-                payload = self._receive(deadline, cpu_limit)
+                payload = self._receive(deadline, min(cpu_limit, page.cpu_limit))
             self.served += 1
             self._cpu = payload.get("cpu", self._cpu)
             return reading_or_error(payload, memory_mb=self.memory_mb)
         except _OutOfCpu:
+            if page.cpu_limit < cpu_limit and ocr is not None:  # the page's budget, not the file's
+                self.stop()
+                raise TooComplex(
+                    f"Page {page.index + 1} needs more than {ocr.page_seconds:g} s of CPU time "
+                    "to read by OCR (INGEST_OCR_PAGE_SECONDS)."
+                ) from None
             raise self._ended(timeout=timeout, killed_for="cpu") from None
         except _DeadlinePassed:
             raise self._ended(timeout=timeout, killed_for="wall") from None
@@ -309,6 +319,21 @@ class Sandbox:
             return 0.0
         self._process.returncode = os.waitstatus_to_exitcode(status)
         return usage.ru_utime + usage.ru_stime
+
+
+class _PageClock:
+    """The CPU time the page OCR is reading may take: the child tells each page before it
+    reads it (unthrottled), and the parent holds it to INGEST_OCR_PAGE_SECONDS of CPU time
+    as the kernel counts it, however busy the machine (wall-clock time is the file's
+    deadline alone)."""
+
+    def __init__(self) -> None:
+        self.index = 0
+        self.cpu_limit = math.inf
+
+    def starts(self, index: int, total: int, cpu_limit: float) -> None:
+        self.index = index
+        self.cpu_limit = cpu_limit if index < total else math.inf  # the last page is done
 
 
 def _pages_read(payload: Payload, max_pages: int) -> tuple[int, int]:
@@ -480,7 +505,8 @@ class _PagesTold:
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
-        if done and now - self.last < PROGRESS_SECONDS:
+        # Pages read by OCR are told each: the parent times each one (sandbox._PageClock).
+        if done and not self.ocr and now - self.last < PROGRESS_SECONDS:
             return
         self.last = now
         progress: dict[str, object] = {"done": done, "total": total}
