@@ -25,8 +25,9 @@ install: $(VENV)/.installed-dev
 ## the runner is exec'd, so it is make's only child, and its pid is in RUN_PIDFILE for `make stop`.
 RUN_PROCESSES := web ws worker-fast worker-batch worker-ocr worker-webhooks sweeper
 RUN_PIDFILE := $${INGEST_DATA_DIR:-var}/run.pid
-run: $(VENV)/.installed-base ocr
+run: $(VENV)/.installed-base
 	PORT=$(PORT) $(PY) -m config.procfile --check --pidfile "$(RUN_PIDFILE)" $(RUN_PROCESSES)
+	@$(MAKE) --no-print-directory ocr
 	$(PY) manage.py embedded start
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
@@ -68,7 +69,7 @@ browser:
 ## Nothing to do with INGEST_OCR=off. Nothing is ever downloaded at run time.
 OCR_LANGUAGES := eng+deu+chi_sim
 ocr: $(VENV)/.installed-base
-	@case "$${INGEST_OCR:-}" in off) exit 0;; esac; \
+	@case "$${INGEST_OCR:-auto}" in off) exit 0;; esac; \
 	packages=$$($(PY) -m config.tessdata --missing "$(OCR_LANGUAGES)+$${INGEST_OCR_LANGUAGES:-eng}" | sort -u); \
 	if [ -z "$$packages" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then sudo=; \
