@@ -128,7 +128,11 @@ def test_the_makefile_reads_documented_variables_with_the_reference_defaults(ent
     defaults = shell_defaults(makefile, r"(?m)^([A-Z][A-Z0-9_]*) \?= (.*)$")
     defaults |= shell_defaults(makefile, r"\$\$\{([A-Z][A-Z0-9_]*):-([^}]*)\}")
     assigned = set(re.findall(r"(?m)^(?:export )?([A-Z][A-Z0-9_]*) *[:?]?=", makefile))
-    used = set(re.findall(r"\$\(([A-Z][A-Z0-9_]*)\)", makefile)) - assigned - {"CURDIR", "PATH", "MAKE"}
+    used = (
+        set(re.findall(r"\$\(([A-Z][A-Z0-9_]*)\)", makefile))
+        - assigned
+        - {"CURDIR", "PATH", "MAKE"}
+    )
 
     assert sorted((set(defaults) | used) - set(entries)) == []
     assert {n: d for n, d in defaults.items() if written(entries[n].default) != d} == {}
