@@ -18,7 +18,7 @@ One thread: the child may start none (seccomp), and the engine is told so
 import ctypes
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pypdfium2  # type: ignore[import-untyped]
@@ -61,23 +61,25 @@ def needs_ocr(pdf: Any, texts: Sequence[str], *, force: bool = False) -> list[in
         page = pdf[index]
         try:
             width, height = page.get_size()
+            chars = nonspace(text)
+            # Text no image on the page could outweigh (a whole page of image would not):
+            # the page's objects need not be walked. Most born-digital pages stop here.
+            if chars >= CHARS_PER_SQUARE_INCH * width * height / POINTS_PER_INCH**2:
+                continue
             covered = _image_area(page.raw, width, height)
         finally:
             page.close()
         if width * height <= 0 or covered / (width * height) < MIN_IMAGE_SHARE:
             continue
-        square_inches = covered / POINTS_PER_INCH**2
-        if nonspace(text) < CHARS_PER_SQUARE_INCH * square_inches:
+        if chars < CHARS_PER_SQUARE_INCH * covered / POINTS_PER_INCH**2:
             wanted.append(index)
     return wanted
 
 
-def _image_area(page: ctypes.c_void_p, width: float, height: float) -> float:
-    """Points² of the page its images cover, each clipped to the page (overlaps counted
-    twice, capped at the page), forms walked into."""
+def _images(page: ctypes.c_void_p) -> Iterator[ctypes.c_void_p]:
+    """The page's image objects, forms walked into."""
     count, get = pdfium_c.FPDFPage_CountObjects, pdfium_c.FPDFPage_GetObject
     stack = [get(page, index) for index in range(count(page))]
-    area = 0.0
     while stack:
         obj = stack.pop()
         kind = pdfium_c.FPDFPageObj_GetType(obj)
@@ -85,30 +87,30 @@ def _image_area(page: ctypes.c_void_p, width: float, height: float) -> float:
             inner = pdfium_c.FPDFFormObj_CountObjects(obj)
             stack.extend(pdfium_c.FPDFFormObj_GetObject(obj, i) for i in range(inner))
         elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
-            left, bottom, right, top = (ctypes.c_float() for _ in range(4))
-            if pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
-                w = min(width, right.value) - max(0.0, left.value)
-                h = min(height, top.value) - max(0.0, bottom.value)
-                area += max(0.0, w) * max(0.0, h)
+            yield obj
+
+
+def _image_area(page: ctypes.c_void_p, width: float, height: float) -> float:
+    """Points² of the page its images cover, each clipped to the page (overlaps counted
+    twice, capped at the page)."""
+    area = 0.0
+    for image in _images(page):
+        left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+        if pdfium_c.FPDFPageObj_GetBounds(image, left, bottom, right, top):
+            w = min(width, right.value) - max(0.0, left.value)
+            h = min(height, top.value) - max(0.0, bottom.value)
+            area += max(0.0, w) * max(0.0, h)
     return min(area, width * height)
 
 
 def _largest_image(page: ctypes.c_void_p) -> tuple[int, int]:
-    """The pixel size of the page's largest image (0, 0 without one), forms walked into."""
-    count, get = pdfium_c.FPDFPage_CountObjects, pdfium_c.FPDFPage_GetObject
-    stack = [get(page, index) for index in range(count(page))]
+    """The pixel size of the page's largest image (0, 0 without one)."""
     largest = (0, 0)
-    while stack:
-        obj = stack.pop()
-        kind = pdfium_c.FPDFPageObj_GetType(obj)
-        if kind == pdfium_c.FPDF_PAGEOBJ_FORM:
-            inner = pdfium_c.FPDFFormObj_CountObjects(obj)
-            stack.extend(pdfium_c.FPDFFormObj_GetObject(obj, i) for i in range(inner))
-        elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
-            w, h = ctypes.c_uint(), ctypes.c_uint()
-            known = pdfium_c.FPDFImageObj_GetImagePixelSize(obj, w, h)
-            if known and w.value * h.value > largest[0] * largest[1]:
-                largest = (w.value, h.value)
+    for image in _images(page):
+        w, h = ctypes.c_uint(), ctypes.c_uint()
+        known = pdfium_c.FPDFImageObj_GetImagePixelSize(image, w, h)
+        if known and w.value * h.value > largest[0] * largest[1]:
+            largest = (w.value, h.value)
     return largest
 
 

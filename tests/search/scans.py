@@ -6,21 +6,7 @@ could render, yet at one bit per pixel of zeros it deflates to a few hundred kil
 
 import zlib
 
-
-def _pdf(objects: list[bytes]) -> bytes:
-    out = bytearray(b"%PDF-1.7\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+from tests.search.handmade import pdf_of
 
 
 def _zeros_deflated(size: int) -> bytes:
@@ -57,4 +43,4 @@ def image_pages_pdf(*, pages: int = 1, width: int = 100, height: int = 100) -> b
         b"/Resources << /XObject << /Im0 3 0 R >> >> /Contents 4 0 R >>"
     )
     objects += [page] * pages
-    return _pdf(objects)
+    return pdf_of(objects)
