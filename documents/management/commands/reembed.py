@@ -5,14 +5,10 @@ Queues in waves so the workers and the shared rate limiter set the pace, prints 
 stops queuing on Ctrl-C, and continues where it stopped when run again.
 """
 
-import signal
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
-from types import FrameType
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -21,6 +17,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from documents import reembed
+from documents.management.waves import WaveRun
 from jobs import fairness
 from jobs.models import Lane
 from search.checks import column_dimensions
@@ -137,7 +134,7 @@ class Command(BaseCommand):
         self.stdout.write(line)
 
 
-class Run:
+class Run(WaveRun):
     """One run's loop: queue while the batch lane has room, report, stop on Ctrl-C."""
 
     REPORT_EVERY = 30.0  # seconds between progress lines when nothing changes
@@ -221,31 +218,6 @@ class Run:
         if self.others:
             self.stopping = True  # go() says why, once the summary is out
         return self.stopping
-
-    def _sleep(self) -> None:
-        deadline = time.monotonic() + self.poll
-        while not self.stopping and time.monotonic() < deadline:
-            time.sleep(min(0.05, self.poll))
-
-    @contextmanager
-    def _ctrl_c(self) -> Iterator[None]:
-        """The first Ctrl-C stops queuing at the next document (nothing half done: each
-        document is queued in one transaction); a second one interrupts as usual."""
-
-        def stop(signum: int, frame: FrameType | None) -> None:
-            self.stopping = True
-            self.err.write("stopping: no more documents will be queued (Ctrl-C again to quit)")
-            signal.signal(signal.SIGINT, previous)
-
-        try:
-            previous = signal.signal(signal.SIGINT, stop)
-        except ValueError:  # not the main thread: no signal handling to change
-            yield
-            return
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
 
     def _summary(self) -> None:
         self._update()

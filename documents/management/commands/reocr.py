@@ -5,19 +5,16 @@ Prints progress, stops queuing on Ctrl-C, and continues where it stopped when ru
 (a retried document no longer qualifies once its job is in flight or has succeeded).
 """
 
-import signal
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from types import FrameType
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents import reocr
+from documents.management.waves import WaveRun
 from jobs import failures, fairness
 from jobs.models import Lane
 
@@ -104,7 +101,7 @@ class Command(BaseCommand):
         self.stdout.write(line)
 
 
-class Run:
+class Run(WaveRun):
     """One run's loop: retry while the OCR lane has room, report, stop on Ctrl-C."""
 
     REPORT_EVERY = 30.0  # seconds between progress lines when nothing changes
@@ -180,30 +177,6 @@ class Run:
         if self.ended[reocr.OCR_OFF]:
             self.stopping = True  # go() says why, once the summary is out
         return self.stopping
-
-    def _sleep(self) -> None:
-        deadline = time.monotonic() + self.poll
-        while not self.stopping and time.monotonic() < deadline:
-            time.sleep(min(0.05, self.poll))
-
-    @contextmanager
-    def _ctrl_c(self) -> Iterator[None]:
-        """The first Ctrl-C stops queuing at the next document; a second one interrupts."""
-
-        def stop(signum: int, frame: FrameType | None) -> None:
-            self.stopping = True
-            self.err.write("stopping: no more documents will be queued (Ctrl-C again to quit)")
-            signal.signal(signal.SIGINT, previous)
-
-        try:
-            previous = signal.signal(signal.SIGINT, stop)
-        except ValueError:  # not the main thread: no signal handling to change
-            yield
-            return
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
 
     def _summary(self) -> None:
         self._update()
