@@ -23,7 +23,6 @@ from typing import Any
 
 import pypdfium2  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
-from PIL.Image import Resampling
 
 from search.pipeline.classify import nonspace
 from search.pipeline.errors import TooComplex, TooManyPages
@@ -33,13 +32,13 @@ from search.pipeline.page import OcrOrder, OnPages, Scanned
 MIN_IMAGE_SHARE = 0.05
 CHARS_PER_SQUARE_INCH = 3.0
 POINTS_PER_INCH = 72
-# Pages turned less than this are read as they are; a page set sideways is a matter of
-# orientation, which is left alone: only turns up to MAX_SKEW_DEGREES are looked for.
-MIN_SKEW_DEGREES = 0.3
-MAX_SKEW_DEGREES = 5.0
-SKEW_ROWS = 1000
-INK_BELOW = 160  # of 255: darker is ink
-WHITE = 255
+# A page with this many square inches of rules (a table or a form: ten inches of a rule a
+# hundredth of an inch thick), read with less mean confidence than SPARSE_BELOW, is read
+# again as sparse text, and that reading kept when it is SPARSE_MARGIN more confident.
+SPARSE_RULES = 0.1
+SPARSE_BELOW = 0.90
+SPARSE_MARGIN = 0.02
+DEFAULT_DPI = 300
 SHRINK_FOR_ROUNDING = 0.998
 
 # The child's environment (sandbox._child_environment): the languages to start the engine
@@ -118,66 +117,59 @@ def _largest_image(page: ctypes.c_void_p) -> tuple[int, int]:
 
 
 class Engine:
-    """Tesseract, through tesserocr, started once per child with its languages."""
+    """Tesseract, through tesserocr, started once per child with its languages.
+
+    A page is read as Tesseract reads a page by default (PSM_AUTO: its columns and blocks
+    found first, so the text comes in reading order). A page ruled like a form or a
+    table (SPARSE_RULES) that it reads with a mean confidence under SPARSE_BELOW is read
+    again as sparse text (PSM_SPARSE_TEXT: every line found on its own, in no order), and
+    that reading is kept when it is at least SPARSE_MARGIN more confident: the default
+    layout analysis merges a form's boxes into blocks across labels and fields
+    (docs/running/ocr.md has the figures). A page of prose read with little confidence (a
+    poor scan, a language not named) is not read twice: sparse text does no better there.
+    """
 
     def __init__(self, languages: str, tessdata: str) -> None:
         import tesserocr  # type: ignore[import-untyped]
 
-        self._tesserocr = tesserocr
+        # numpy, for the page's image, is loaded here too, behind no wall yet; and only in
+        # a child that reads by OCR.
+        from search.pipeline import page_image
+
+        self._page_image = page_image
+        self._psm = tesserocr.PSM
         self.languages = languages
         self._api = tesserocr.PyTessBaseAPI(
-            path=tessdata.rstrip("/") + "/", lang=languages, oem=tesserocr.OEM.LSTM_ONLY
+            path=tessdata.rstrip("/") + "/",
+            lang=languages,
+            oem=tesserocr.OEM.LSTM_ONLY,
+            # A pass that looks for staves of music to leave out: documents have none.
+            variables={"pageseg_apply_music_mask": "0"},
         )
 
     def read(self, image: Any) -> Scanned:
-        """The text of `image` (a greyscale PIL image) and the engine's mean confidence,
-        read straight: a page scanned askew is turned first (`skew`)."""
-        angle = skew(image)
-        if angle:
-            image = image.rotate(angle, resample=Resampling.BILINEAR, expand=True, fillcolor=WHITE)
+        """The text of `image` (a greyscale PIL image, at the dpi its `info` gives or
+        DEFAULT_DPI) and the engine's mean confidence, read straight and without its rules
+        (search/pipeline/page_image.py)."""
+        dpi = image.info.get("dpi", (DEFAULT_DPI,))[0]
+        image, rules = self._page_image.without_rules(self._page_image.straightened(image), dpi)
+        reading = self._reading(image, self._psm.AUTO)
+        if rules >= SPARSE_RULES and reading.confidence < SPARSE_BELOW:
+            sparse = self._reading(image, self._psm.SPARSE_TEXT)
+            if sparse.confidence >= reading.confidence + SPARSE_MARGIN:
+                reading = sparse
+        return reading
+
+    def _reading(self, image: Any, mode: int) -> Scanned:
+        self._api.SetPageSegMode(mode)
         self._api.SetImage(image)
-        self._api.Recognize()
-        text = self._api.GetUTF8Text() or ""
-        confidence = max(0, self._api.MeanTextConf()) / 100
-        self._api.Clear()
+        try:
+            self._api.Recognize()
+            text = self._api.GetUTF8Text() or ""
+            confidence = max(0, self._api.MeanTextConf()) / 100
+        finally:
+            self._api.Clear()
         return Scanned(text=text, confidence=confidence if nonspace(text) else 0.0)
-
-
-def skew(image: Any) -> float:
-    """The angle, in degrees counter-clockwise, that straightens `image`'s lines of text (0
-    for a page within MIN_SKEW_DEGREES, or with no lines to go by).
-
-    Tesseract reads a page turned a degree or two clockwise poorly, sometimes not at all
-    (its layout analysis finds no text), so the page is straightened first, the way a
-    scanner's deskew does: the turn at which the ink's row profile is sharpest (lines of
-    text and the gaps between them, the greatest variance of ink per row), on the image
-    shrunk to about SKEW_ROWS rows, in half degrees up to MAX_SKEW_DEGREES, then in
-    twentieths around the best. About 60 ms for an A4 page at 300 dpi.
-    """
-    factor = max(1, round(image.height / SKEW_ROWS))
-    ink = (image.reduce(factor) if factor > 1 else image).point(_ink)
-    rows = ink.height
-
-    def sharpness(angle: float) -> float:
-        profile = (
-            ink.rotate(angle, resample=Resampling.NEAREST)
-            .resize((1, rows), Resampling.BOX)
-            .tobytes()
-        )
-        mean = sum(profile) / rows
-        return sum((value - mean) ** 2 for value in profile)
-
-    steps = int(2 * MAX_SKEW_DEGREES)
-    coarse = max((step / 2 for step in range(-steps, steps + 1)), key=sharpness)
-    if sharpness(coarse) == 0:
-        return 0.0  # a blank page
-    angle = max((coarse + step / 20 for step in range(-10, 11)), key=sharpness)
-    return angle if abs(angle) >= MIN_SKEW_DEGREES else 0.0
-
-
-def _ink(value: int) -> int:
-    """A pixel map for Image.point: ink white, paper black (so ink counts in the sums)."""
-    return 255 if value < INK_BELOW else 0
 
 
 def start_engine() -> Engine | None:
@@ -193,8 +185,9 @@ def start_engine() -> Engine | None:
 
 def render(pdf: Any, index: int, order: OcrOrder) -> Any:
     """Page `index` of `pdf` as a greyscale PIL image at `order.dpi`, or lower when the
-    page would be larger than `order.max_pixels`. TooComplex when one of its images alone
-    holds more pixels than that (decoding it would take the memory, whatever the dpi)."""
+    page would be larger than `order.max_pixels` (its `info["dpi"]` says which).
+    TooComplex when one of its images alone holds more pixels than that (decoding it
+    would take the memory, whatever the dpi)."""
     page = pdf[index]
     try:
         image_w, image_h = _largest_image(page.raw)
@@ -208,8 +201,9 @@ def render(pdf: Any, index: int, order: OcrOrder) -> Any:
         if width * height * scale * scale > order.max_pixels:
             # A little under: PDFium rounds each side up to whole pixels.
             scale = math.sqrt(order.max_pixels / (width * height)) * SHRINK_FOR_ROUNDING
-        bitmap = page.render(scale=scale, grayscale=True)
-        return bitmap.to_pil()
+        image = page.render(scale=scale, grayscale=True).to_pil()
+        image.info["dpi"] = (scale * POINTS_PER_INCH,) * 2  # Pillow's place for it
+        return image
     finally:
         page.close()
 

@@ -388,6 +388,7 @@ def _child_environment(
             OCR_TESSDATA_ENV: tessdata,
             "OMP_THREAD_LIMIT": "1",
             "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",  # numpy's, for the page's image
         }
     return environment
 
