@@ -37,6 +37,9 @@ POINTS_PER_INCH = 72
 # again as sparse text, and that reading kept when it is SPARSE_MARGIN more confident.
 SPARSE_RULES = 0.1
 SPARSE_BELOW = 0.90
+# ...and never a sparse reading less confident than this: a photograph's speckle, read
+# as sparse text, gives scraps of "words" at a confidence of 0.3.
+SPARSE_AT_LEAST = 0.6
 SPARSE_MARGIN = 0.02
 DEFAULT_DPI = 300
 SHRINK_FOR_ROUNDING = 0.998
@@ -156,7 +159,7 @@ class Engine:
         reading = self._reading(image, self._psm.AUTO)
         if rules >= SPARSE_RULES and reading.confidence < SPARSE_BELOW:
             sparse = self._reading(image, self._psm.SPARSE_TEXT)
-            if sparse.confidence >= reading.confidence + SPARSE_MARGIN:
+            if sparse.confidence >= max(SPARSE_AT_LEAST, reading.confidence + SPARSE_MARGIN):
                 reading = sparse
         return reading
 
