@@ -41,7 +41,6 @@ SPARSE_BELOW = 0.90
 # as sparse text, gives scraps of "words" at a confidence of 0.3.
 SPARSE_AT_LEAST = 0.6
 SPARSE_MARGIN = 0.02
-DEFAULT_DPI = 300
 SHRINK_FOR_ROUNDING = 0.998
 
 # The child's environment (sandbox._child_environment): the languages to start the engine
@@ -151,10 +150,10 @@ class Engine:
         )
 
     def read(self, image: Any) -> Scanned:
-        """The text of `image` (a greyscale PIL image, at the dpi its `info` gives or
-        DEFAULT_DPI) and the engine's mean confidence, read straight and without its rules
-        (search/pipeline/page_image.py)."""
-        dpi = image.info.get("dpi", (DEFAULT_DPI,))[0]
+        """The text of `image` (a greyscale PIL image at the dpi its `info` gives, as
+        `render` makes it) and the engine's mean confidence, read straight and without its
+        rules (search/pipeline/page_image.py)."""
+        dpi = image.info["dpi"][0]
         image, rules = self._page_image.without_rules(self._page_image.straightened(image), dpi)
         reading = self._reading(image, self._psm.AUTO)
         if rules >= SPARSE_RULES and reading.confidence < SPARSE_BELOW:

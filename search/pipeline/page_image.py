@@ -83,17 +83,20 @@ def without_rules(image: Any, dpi: float) -> tuple[Any, float]:
     ink = pixels < INK_BELOW
     length = max(2, round(dpi * RULE_LENGTH_INCHES))
     thick = max(2, round(dpi * RULE_THICKNESS_INCHES) + 1)
-    across = _runs(ink, length)
-    across &= ~_runs(across.T, thick).T
-    down = _runs(ink.T, length).T
-    down &= ~_runs(down, thick)
-    rules = across | down
+    rules = _thin_runs(ink, length, thick) | _thin_runs(ink.T, length, thick).T
     area = int(numpy.count_nonzero(rules)) / (dpi * dpi)
     if not area:
         return image, 0.0
     cleaned = pixels.copy()
     cleaned[rules] = WHITE
     return Image.fromarray(cleaned), area
+
+
+def _thin_runs(ink: numpy.ndarray, length: int, thick: int) -> numpy.ndarray:
+    """The cells of `ink` in a run of at least `length` along a row, but not in a stack
+    of `thick` or more such cells down a column (a bar, a letter's stem)."""
+    along = _runs(ink, length)
+    return along & ~_runs(along.T, thick).T
 
 
 def _runs(mask: numpy.ndarray, length: int) -> numpy.ndarray:
