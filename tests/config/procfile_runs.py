@@ -15,6 +15,15 @@ ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
 
 
+def as_at_a_terminal() -> None:
+    """For a child's preexec_fn: no signal blocked, and SIGINT and SIGHUP not ignored, as
+    at a terminal, whatever started the test run (`nohup` ignores SIGHUP, a thread of the
+    test run may block a signal, and make inherits both and keeps them)."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def runner(
     procfile: Path, *args: str, log: Path | None = None, **env: str
 ) -> subprocess.Popen[str]:
@@ -26,8 +35,7 @@ def runner(
         stdout=subprocess.PIPE if log is None else log.open("w"),
         stderr=subprocess.PIPE,
         text=True,
-        # As at a terminal: SIGINT not ignored, whatever started the test run.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=as_at_a_terminal,
     )
 
 

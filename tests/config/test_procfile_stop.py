@@ -14,6 +14,7 @@ import pytest
 from tests.config.procfile_runs import (
     ROOT,
     alive,
+    as_at_a_terminal,
     named,
     runner,
     seconds_until_gone,
@@ -100,7 +101,7 @@ def make_run(tmp_path: Path) -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=as_at_a_terminal,
     )
 
 
