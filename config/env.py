@@ -61,6 +61,19 @@ def env_float(name: str, default: float, *, minimum: float | None = None) -> flo
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
+    return _float(name, raw, minimum)
+
+
+def env_optional_float(name: str, *, minimum: float | None = None) -> float | None:
+    """A number, or None when the variable is unset or empty (the code then decides)."""
+    _note(Read(name, "number", None, minimum))
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    return _float(name, raw, minimum)
+
+
+def _float(name: str, raw: str, minimum: float | None) -> float:
     try:
         value = float(raw)
     except ValueError:

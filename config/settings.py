@@ -24,6 +24,7 @@ from config.env import (
     env_int,
     env_list,
     env_networks,
+    env_optional_float,
     env_str,
 )
 from config.tessdata import default_tessdata, languages
@@ -447,9 +448,10 @@ INGEST_SEARCH_EF_SEARCH = env_int("INGEST_SEARCH_EF_SEARCH", 100, minimum=1)
 INGEST_SEARCH_MAX_SCAN_TUPLES = env_int("INGEST_SEARCH_MAX_SCAN_TUPLES", 20_000, minimum=1)
 # A query's embedding: kept in Redis this long, and a search waits at most this long for
 # the shared rate limit and for the provider before it answers from text (degraded).
-# In hybrid mode a chunk found only by its vector must be at least this similar (cosine)
-# to the query: the nearest neighbours of a query that matches nothing are noise.
-INGEST_SEARCH_MIN_SIMILARITY = env_float("INGEST_SEARCH_MIN_SIMILARITY", 0.2, minimum=-1.0)
+# A chunk found only by its vector must be more similar (cosine) to the query than this:
+# the nearest neighbours of a query that matches nothing are noise. Unset: the floor
+# measured for the embedding (search/floors.py).
+INGEST_SEARCH_MIN_SIMILARITY = env_optional_float("INGEST_SEARCH_MIN_SIMILARITY", minimum=-1.0)
 INGEST_SEARCH_CACHE_SECONDS = env_int("INGEST_SEARCH_CACHE_SECONDS", 86_400, minimum=1)
 # Searches per user (the API and the page together); past it: 429 with Retry-After.
 INGEST_SEARCH_THROTTLE_RATE = env_str("INGEST_SEARCH_THROTTLE_RATE", "60/min")

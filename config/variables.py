@@ -540,8 +540,10 @@ TOPICS = [
                 "`hnsw.max_scan_tuples`: how far an iterative index scan may go."
             ),
             "INGEST_SEARCH_MIN_SIMILARITY": _m(
-                "Least cosine similarity to the query of a `hybrid` result found by its vector "
-                "alone. Tune it for your model."
+                "A result found by its vector alone must be more similar (cosine) to the query "
+                "than this. Unset: the floor measured for the embedding by `manage.py "
+                "calibrate_search_floor` ([Search](../using/search.md#no-noise-the-floor)).",
+                shown="measured",
             ),
             "INGEST_SEARCH_CACHE_SECONDS": _m(
                 "How long a query's embedding is kept in Redis (per user).", SECONDS

@@ -1,14 +1,17 @@
 """The stored vectors' size must match INGEST_EMBED_DIMENSIONS: a system check, and the
-same test for a worker's start-up (search/middleware.py)."""
+same test for a worker's start-up (search/middleware.py). And a warning while the floor of a
+model's vectors was never measured (search/floors.py)."""
 
 from collections.abc import Sequence
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Tags, register
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, connections, router
 
-from search.models import Chunk
+from search import floors
+from search.embedding.signature import current_signature
+from search.models import Chunk, SimilarityFloor
 
 # pgvector keeps vector(N)'s N as the column's type modifier (-1: no size given).
 _COLUMN_DIMENSIONS = """
@@ -72,3 +75,31 @@ def _mismatch(stored: int, configured: int) -> Error:
         obj=Chunk,
         id="search.E001",
     )
+
+
+@register(Tags.database)
+def check_similarity_floor(
+    app_configs: Sequence[object] | None = None,
+    databases: Sequence[str] | None = None,
+    **kwargs: object,
+) -> list[CheckMessage]:
+    """A warning when a model's vectors are searched with a floor nobody measured."""
+    if not databases or settings.INGEST_SEARCH_MIN_SIMILARITY is not None:
+        return []
+    if floors.needs_shared_word():
+        return []
+    tables = connections[databases[0]].introspection.table_names()
+    if SimilarityFloor._meta.db_table not in tables:  # before the first migrate
+        return []
+    if floors.measured(current_signature()) is not None:
+        return []
+    return [
+        Warning(
+            f"The similarity floor of {current_signature()} was never measured: results found "
+            f"by their vector alone must be more similar than {floors.UNMEASURED}, a guess.",
+            hint="Run `manage.py calibrate_search_floor` once documents are ready, or set "
+            "INGEST_SEARCH_MIN_SIMILARITY.",
+            obj=Chunk,
+            id="search.W001",
+        )
+    ]

@@ -49,3 +49,22 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.index} of {self.document_id} v{self.version}"
+
+
+class SimilarityFloor(models.Model):
+    """An embedding's measured floor (search/floors.py): the least similarity of a chunk
+    found by its vector alone, written by `manage.py calibrate_search_floor`."""
+
+    signature = models.CharField(
+        max_length=300, unique=True, help_text='The embedding, "<provider>:<model>:<dimensions>".'
+    )
+    floor = models.FloatField(help_text="Least cosine similarity of a vector-only hit.")
+    highest = models.FloatField(
+        null=True, help_text="The highest similarity a query that can match nothing reached."
+    )
+    queries = models.PositiveIntegerField(help_text="How many such queries were measured.")
+    chunks = models.PositiveIntegerField(help_text="Ready chunks searched.")
+    measured_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.signature}: {self.floor:.2f}"

@@ -13,9 +13,15 @@ new one is ready, never are. Each mode:
   the generated `search_vector` column (GIN), ranked by `ts_rank_cd`.
 - `vector`: cosine distance to the query's embedding; exact over the owner's chunks when
   they are few (search/vector.py says why), else the HNSW index with an iterative scan.
+  Only chunks more similar than the embedding's floor, and with the `hashing` provider
+  only chunks sharing a word with the query (search/floors.py says why): a query that
+  matches nothing answers nothing, not its nearest noise.
 - `hybrid`: Reciprocal Rank Fusion, score = Σ 1 / (60 + rank), of the two lists' top
-  max(k, 50). Without an embedding (the provider failed) it answers from text alone,
-  `degraded`; so does `vector`.
+  max(k, 50), the vector list kept to the same chunks as `vector`. Without an embedding
+  (the provider failed) it answers from text alone, `degraded`; so does `vector`.
+
+A passage appears once: of chunks with the same text (a file uploaded under two names, a
+page repeated), the best ranked stands for all.
 """
 
 import logging
@@ -23,9 +29,7 @@ import time
 import uuid
 from collections.abc import Sequence
 
-from django.conf import settings
-
-from search import hits, text_search, vector
+from search import floors, hits, text_search, vector
 from search.answer import Answer, Hit
 from search.query_vector import QueryEmbeddingFailed, query_vector
 from search.scope import Scope
@@ -37,6 +41,7 @@ log = logging.getLogger(__name__)
 MODES = ("hybrid", "vector", "text")
 RRF_K = 60  # the constant of Cormack et al.'s Reciprocal Rank Fusion
 FUSE_DEPTH = 50  # each list's top max(k, FUSE_DEPTH) go into the fusion
+SPARE = 10  # candidates past k loaded, to fill the places of repeated passages
 
 
 def rrf(lists: Sequence[Sequence[uuid.UUID]], k: int = RRF_K) -> dict[uuid.UUID, float]:
@@ -59,7 +64,7 @@ def search(
     """The owner's best `k` chunks for `q`, from each document's ready version only."""
     started = time.perf_counter()
     scope = Scope(owner_id=owner_id, document_id=document_id)
-    depth = k if mode != "hybrid" else max(k, FUSE_DEPTH)
+    depth = k + SPARE if mode != "hybrid" else max(k + SPARE, FUSE_DEPTH)
     embedding: list[float] | None = None
     embed_ms = 0.0
     degraded = False
@@ -71,19 +76,40 @@ def search(
             degraded = True
     scored: dict[uuid.UUID, float]
     if embedding is None or mode == "text":
-        lexical = text_search.ranked(scope, q, depth if mode == "text" else max(k, FUSE_DEPTH))
+        lexical = text_search.ranked(scope, q, depth)
         scored = dict(lexical) if mode == "text" else rrf([[i for i, _ in lexical]])
     elif mode == "vector":
-        scored = {i: 1.0 - distance for i, distance in vector.nearest(scope, embedding, depth)}
+        scored = dict(_similar(scope, q, embedding, depth))
     else:
         lexical = text_search.ranked(scope, q, depth)
-        nearest = vector.nearest(scope, embedding, depth)
-        floor = 1.0 - settings.INGEST_SEARCH_MIN_SIMILARITY  # as a cosine distance
-        similar = [i for i, distance in nearest if distance <= floor]
+        similar = [i for i, _ in _similar(scope, q, embedding, depth)]
         scored = rrf([[i for i, _ in lexical], similar])
-    best = sorted(scored.items(), key=lambda item: (-item[1], str(item[0])))[:k]
-    results = hits.load(best, q)
+    best = sorted(scored.items(), key=lambda item: (-item[1], str(item[0])))[: k + SPARE]
+    results = _once(hits.load(best, q))[:k]
     took_ms = (time.perf_counter() - started) * 1000
     return Answer(
         query=q, mode=mode, results=results, degraded=degraded, took_ms=took_ms, embed_ms=embed_ms
     )
+
+
+def _similar(
+    scope: Scope, q: str, embedding: list[float], depth: int
+) -> list[tuple[uuid.UUID, float]]:
+    """The vector list: (chunk id, cosine similarity), nearest first, more similar than the
+    embedding's floor (search/floors.py)."""
+    sharing = q if floors.needs_shared_word() else None
+    floor = floors.floor()
+    nearest = vector.nearest(scope, embedding, depth, sharing=sharing)
+    return [(i, 1.0 - distance) for i, distance in nearest if 1.0 - distance > floor]
+
+
+def _once(results: list[Hit]) -> list[Hit]:
+    """Each passage once: the first of the hits with the same text (spaces aside)."""
+    seen: set[str] = set()
+    kept = []
+    for hit in results:
+        key = " ".join(hit.text.split())
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+    return kept

@@ -17,6 +17,10 @@ CJK = re.compile(
 )
 
 
+# A word as the `hashing` provider splits text (search/embedding/hashing.py).
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
 def _spaced(run: re.Match[str]) -> str:
     return " " + " ".join(run.group()) + " "
 
@@ -36,3 +40,11 @@ def websearch_text(q: str) -> str:
         else:
             out.append(CJK.sub(lambda run: ' "' + " ".join(run.group()) + '" ', part))
     return '"'.join(out)
+
+
+def any_word_text(q: str) -> str:
+    """`q`'s words for websearch_to_tsquery, ORed: a chunk with any of them matches (a CJK
+    run as the phrase of its characters, as `websearch_text` makes it). Words only: quotes,
+    minus signs and the query's own OR are not read."""
+    words = (word for word in WORD.findall(q) if word.lower() != "or")
+    return " or ".join(CJK.sub(lambda run: '"' + " ".join(run.group()) + '"', w) for w in words)

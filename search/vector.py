@@ -15,6 +15,12 @@ keeps the few that are the owner's, often fewer than asked for. Two remedies, by
   (INGEST_SEARCH_MAX_SCAN_TUPLES). A large scope is a large share of the candidates, so
   few are filtered away. Relaxed order may return rows slightly out of order; they are
   sorted again by distance outside the index scan.
+
+`sharing` (search/floors.py says why the `hashing` provider asks it) keeps only chunks that
+share a word with the query, by its 'english' lexemes on the chunk's `search_vector`: in the
+exact scan as a condition of the scan, on the index's path after it (a condition inside the
+index walk would make a query that shares no word with anything walk the whole
+`hnsw.max_scan_tuples`).
 """
 
 import uuid
@@ -23,7 +29,12 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db import connection, transaction
 
+from search.models import Chunk
 from search.scope import Scope
+from search.text import any_word_text
+
+# A chunk sharing a word of %(any_words)s with the query (its 'english' lexemes).
+SHARES_A_WORD = "{c}.search_vector @@ websearch_to_tsquery('english'::regconfig, %(any_words)s)"
 
 
 def literal(embedding: Sequence[float]) -> str:
@@ -43,19 +54,28 @@ def scope_size(scope: Scope, at_most: int) -> int:
 
 
 def nearest(
-    scope: Scope, embedding: Sequence[float], limit: int, *, exact: bool | None = None
+    scope: Scope,
+    embedding: Sequence[float],
+    limit: int,
+    *,
+    exact: bool | None = None,
+    sharing: str | None = None,
 ) -> list[tuple[uuid.UUID, float]]:
     """The `limit` (chunk id, cosine distance) in scope nearest to `embedding`, nearest
-    first. `exact` forces one path (for measurements); None chooses by the scope's size."""
+    first; with `sharing` (a query's text), only those sharing a word with it. `exact`
+    forces one path (for measurements); None chooses by the scope's size."""
     if exact is None:
         threshold = settings.INGEST_SEARCH_EXACT_BELOW
         exact = scope_size(scope, threshold) <= threshold
     tables, condition, params = scope.sql()
     params = {**params, "v": literal(embedding), "limit": limit}
+    if sharing is not None:
+        params["any_words"] = any_word_text(sharing)
     if exact:
+        shares = " AND " + SHARES_A_WORD.format(c="c") if sharing is not None else ""
         sql = (
             f"SELECT c.id, c.embedding <=> %(v)s::vector AS distance FROM {tables} "
-            f"WHERE {condition} ORDER BY (c.embedding <=> %(v)s::vector) + 0, c.id "
+            f"WHERE {condition}{shares} ORDER BY (c.embedding <=> %(v)s::vector) + 0, c.id "
             "LIMIT %(limit)s"
         )
         with connection.cursor() as cursor:
@@ -65,8 +85,11 @@ def nearest(
         "WITH nearest AS MATERIALIZED ("
         f"SELECT c.id, c.embedding <=> %(v)s::vector AS distance FROM {tables} "
         f"WHERE {condition} ORDER BY c.embedding <=> %(v)s::vector LIMIT %(limit)s"
-        ") SELECT id, distance FROM nearest ORDER BY distance, id"
+        ") SELECT n.id, n.distance FROM nearest n"
     )
+    if sharing is not None:
+        sql += f" JOIN {Chunk._meta.db_table} s ON s.id = n.id AND " + SHARES_A_WORD.format(c="s")
+    sql += " ORDER BY n.distance, n.id"
     ef_search = max(limit, settings.INGEST_SEARCH_EF_SEARCH)
     max_tuples = settings.INGEST_SEARCH_MAX_SCAN_TUPLES
     with transaction.atomic(), connection.cursor() as cursor:

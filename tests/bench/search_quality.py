@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.bench import search_noise
 from tests.factories import CORPUS, corpus_rows
 
 KINDS = ("verbatim", "dropped")
@@ -219,6 +220,7 @@ def measure(per_document: int, seed: int, quick: bool) -> dict:
     started = time.perf_counter()
     scores = evaluate(owner_id, queries, MODES)
     timings["queries"] = time.perf_counter() - started
+    noise = search_noise.measure(owner_id, MODES)
     return {
         "files": len(files),
         "documents": len(texts),
@@ -232,4 +234,5 @@ def measure(per_document: int, seed: int, quick: bool) -> dict:
         "scores": scores,
         "timings": timings,
         "examples": [q.text for q in queries[:4]],
+        "noise": noise,
     }

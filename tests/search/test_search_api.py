@@ -138,7 +138,8 @@ def test_k_at_its_bounds_is_accepted(alice_client, alices_report, k):
     response = alice_client.get(URL, {"q": "report", "k": k, "mode": "vector"})
 
     assert response.status_code == 200
-    assert len(response.json()["results"]) == min(k, 2)
+    # The other chunk shares no word with "report": the hashing vectors say nothing of it.
+    assert len(response.json()["results"]) == 1
 
 
 def test_the_endpoint_is_in_the_openapi_schema_with_its_errors(alice_client):

@@ -43,7 +43,9 @@ def test_the_api_gives_each_hit_its_source_and_confidence(alice_client, mixed):
         hit["text"]: hit
         for hit in alice_client.get("/api/search/", {"q": "invoices or contract"}).json()["results"]
     }
-    vector = alice_client.get("/api/search/", {"q": "seller", "mode": "vector", "k": 2}).json()
+    vector = alice_client.get(
+        "/api/search/", {"q": "seller invoices", "mode": "vector", "k": 2}
+    ).json()
 
     assert (by_text[TEXT]["source"], by_text[TEXT]["confidence"]) == ("text", None)
     assert (by_text[SCANNED]["source"], by_text[SCANNED]["confidence"]) == ("ocr", 0.934)

@@ -146,7 +146,8 @@ def test_highlights_escape_the_text_and_mark_only_the_matches(alice):
 def test_a_vector_hit_without_a_word_match_is_shown_by_its_escaped_beginning(alice):
     ready_document(alice, ["<i>first</i> " + "word " * 100])
 
-    [hit] = search(owner_id=alice.pk, q="zzz", mode="vector").results
+    # It shares "word" with the query, which as text (both words) matches nothing.
+    [hit] = search(owner_id=alice.pk, q="word zzz", mode="vector").results
 
     assert hit.highlight.startswith("&lt;i&gt;first&lt;/i&gt; word word")
     assert hit.highlight.endswith(" …")
@@ -158,9 +159,10 @@ def test_vector_mode_ranks_by_cosine_similarity(alice):
 
     answer = search(owner_id=alice.pk, q="green pears", mode="vector", k=3)
 
-    assert [hit.text for hit in answer.results][:2] == ["green pears", "red apples and green pears"]
+    # "fast cars" shares no word: the hashing vectors can say nothing of it.
+    assert [hit.text for hit in answer.results] == ["green pears", "red apples and green pears"]
     assert answer.results[0].score == pytest.approx(1.0)
-    assert answer.results[0].score > answer.results[1].score > answer.results[2].score
+    assert answer.results[0].score > answer.results[1].score
 
 
 def test_k_limits_the_results(alice):

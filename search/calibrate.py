@@ -1,0 +1,166 @@
+"""Measure an embedding's floor (search/floors.py) on the chunks the database holds.
+
+The queries can match nothing: nonsense words (`nonsense`: pronounceable strings of random
+syllables, seeded) and real English words (`ABSENT_CANDIDATES`) that no ready chunk holds,
+checked by full text first. Each is embedded by the configured provider and compared with
+every ready chunk (exactly: a sequential scan of the vectors); its nearest chunk's cosine
+similarity is what unrelated text scores. The floor is the highest of those, rounded up to
+STEP, plus MARGIN: a floor under any measured noise would let that query answer it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from search import floors, vector
+from search.embedding import embed
+from search.embedding.signature import current_signature
+from search.models import Chunk, SimilarityFloor
+from search.scope import document_table
+from search.text import any_word_text
+
+MARGIN = 0.02
+STEP = 0.01
+SYLLABLES = [c + v for c in "bdfgklmnprstvxz" for v in ("a", "e", "i", "o", "u", "y")]
+
+# Ordinary words of everyday life, few of which turn up in contracts, forms or papers; those
+# a database's chunks do hold are left out of a measurement there (`absent_words`).
+ABSENT_CANDIDATES = tuple(
+    (  # noqa: SIM905
+        "giraffe pancake saxophone tangerine hedgehog lullaby trombone walrus meadowlark "
+        "marshmallow kangaroo pistachio accordion flamingo dandelion toboggan platypus cinnamon "
+        "harmonica porcupine gingerbread xylophone chipmunk buttercup lollipop pelican mandolin "
+        "ostrich cupcake iguana snowflake tambourine raccoon popcorn sunflower banjo penguin "
+        "doughnut armadillo ukulele pineapple caterpillar bagpipe hummingbird waffle chameleon "
+        "kazoo peacock blueberry jellyfish tulip parakeet nutmeg hippopotamus ladybug "
+        "strawberry squirrel cello zucchini lobster cauliflower gazelle tortoise avocado "
+        "woodpecker clarinet coconut seahorse broccoli reindeer meerkat oboe artichoke "
+        "butterfly toucan cranberry sparrow bassoon mushroom lemur pumpkin koala harpsichord "
+        "raspberry dolphin asparagus mongoose eggplant otter marigold spinach salamander "
+        "piccolo gorilla papaya cockatoo dragonfly chestnut narwhal"
+    ).split()
+)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    signature: str
+    floor: float
+    highest: float | None  # the highest nearest-chunk similarity; None: nothing was near
+    queries: int
+    chunks: int
+    nearest: tuple[float, ...]  # each query's nearest-chunk similarity (none left out)
+
+
+def nonsense(count: int, seed: int) -> list[str]:
+    """`count` queries of one to three made-up words, each of two to four syllables."""
+    rng = random.Random(seed)
+
+    def word() -> str:
+        return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))
+
+    return [" ".join(word() for _ in range(rng.randint(1, 3))) for _ in range(count)]
+
+
+def _ready() -> str:
+    return (
+        f"{Chunk._meta.db_table} c JOIN {document_table()} d "
+        "ON d.id = c.document_id AND c.version = d.ready_version"
+    )
+
+
+def absent_words(words: list[str] | tuple[str, ...]) -> list[str]:
+    """Those of `words` that no ready chunk holds (as full text finds words: any stem)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT w FROM unnest(%(words)s::text[]) w WHERE NOT EXISTS (SELECT 1 FROM "
+            f"{_ready()} WHERE c.search_vector @@ websearch_to_tsquery('english'::regconfig, w)"
+            " OR c.search_vector @@ websearch_to_tsquery('simple'::regconfig, w))",
+            {"words": list(words)},
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def ready_chunks() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {_ready()}")
+        return int(cursor.fetchone()[0])
+
+
+def nearest_similarity(embedding: list[float], *, sharing: str | None) -> float | None:
+    """The highest cosine similarity of any ready chunk to `embedding` (of those sharing a
+    word with `sharing`, when given), exactly; None when no chunk is left."""
+    condition = "TRUE"
+    params = {"v": vector.literal(embedding)}
+    if sharing is not None:
+        condition = vector.SHARES_A_WORD.format(c="c")
+        params["any_words"] = any_word_text(sharing)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_indexscan = off")  # exact: not the HNSW index
+        cursor.execute(
+            f"SELECT max(1 - (c.embedding <=> %(v)s::vector)) FROM {_ready()} WHERE {condition}",
+            params,
+        )
+        value = cursor.fetchone()[0]
+    return None if value is None else float(value)
+
+
+def measure(queries: list[str], *, shared_word: bool | None = None) -> Measurement:
+    """The floor for the configured embedding from `queries` (that can match nothing).
+    `shared_word` as the search would ask (None: as search/floors.py decides)."""
+    gate = floors.needs_shared_word() if shared_word is None else shared_word
+    nearest = []
+    for start in range(0, len(queries), 64):
+        batch = queries[start : start + 64]
+        for query, embedding in zip(batch, embed(batch), strict=True):
+            found = nearest_similarity(embedding, sharing=query if gate else None)
+            if found is not None:
+                nearest.append(found)
+    highest = max(nearest) if nearest else None
+    if highest is None:
+        floor = floors.LEXICAL_FLOOR if gate else 0.0
+    else:
+        floor = math.ceil(highest / STEP) * STEP + MARGIN
+    return Measurement(
+        signature=current_signature(),
+        floor=round(floor, 4),
+        highest=highest,
+        queries=len(queries),
+        chunks=ready_chunks(),
+        nearest=tuple(nearest),
+    )
+
+
+def made_up_queries(count: int, seed: int) -> list[str]:
+    """`count` nonsense queries none of whose words a ready chunk holds (a made-up word
+    can be a real one: "data")."""
+    kept: list[str] = []
+    attempt = 0
+    while len(kept) < count and attempt < 10:
+        made_up = nonsense(2 * (count - len(kept)), seed + attempt)
+        absent = set(absent_words(sorted({w for q in made_up for w in q.split()})))
+        kept += [q for q in made_up if all(w in absent for w in q.split())]
+        attempt += 1
+    return kept[:count]
+
+
+def default_queries(*, nonsense_count: int = 100, seed: int = 25) -> list[str]:
+    """The nonsense queries and the absent words (module docstring)."""
+    return made_up_queries(nonsense_count, seed) + absent_words(ABSENT_CANDIDATES)
+
+
+def save(measurement: Measurement) -> SimilarityFloor:
+    row, _ = SimilarityFloor.objects.update_or_create(
+        signature=measurement.signature,
+        defaults={
+            "floor": measurement.floor,
+            "highest": measurement.highest,
+            "queries": measurement.queries,
+            "chunks": measurement.chunks,
+        },
+    )
+    return row
