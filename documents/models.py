@@ -34,6 +34,15 @@ class Document(models.Model):
     ready_version = models.PositiveIntegerField(
         null=True, blank=True, help_text="The version search serves; None until one is ready."
     )
+    ready_embed_model = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The embedding that made the ready version's vectors, as its job recorded "
+        "it (empty: unknown); the vector side of a search compares only vectors of the "
+        "configured embedding.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -147,8 +147,15 @@ def adopt_unrecorded(scope: Scope) -> int:
     along and does not want them embedded again. Returns how many jobs were updated."""
     unrecorded = _annotated(scope).filter(Q(made_by=""))
     latest = Subquery(_ready_job().filter(embed_model="").values("id")[:1])
-    ids = unrecorded.annotate(job_id=latest).values("job_id")
-    return record_embed_model(job_ids=ids, signature=scope.target)
+    with transaction.atomic():
+        documents = list(unrecorded.values_list("id", flat=True))
+        ids = unrecorded.annotate(job_id=latest).values("job_id")
+        adopted = record_embed_model(job_ids=ids, signature=scope.target)
+        # The vector side of a search compares these documents' vectors again.
+        Document.objects.filter(id__in=documents, ready_embed_model="").update(
+            ready_embed_model=scope.target
+        )
+    return adopted
 
 
 def lane_in_flight(lane: str = Lane.BATCH) -> int:

@@ -272,10 +272,12 @@ def lock_for_completion(*, document_id: uuid.UUID) -> int | None:
     return document.ready_version
 
 
-def make_ready(*, document_id: uuid.UUID, version: int) -> None:
-    """Make `version` the one search serves. Call in the transaction of
-    lock_for_completion, after the job's completion."""
-    Document.objects.filter(id=document_id).update(ready_version=version)
+def make_ready(*, document_id: uuid.UUID, version: int, embed_model: str) -> None:
+    """Make `version` the one search serves, its vectors made by `embed_model` (a
+    signature). Call in the transaction of lock_for_completion, after the job's completion."""
+    Document.objects.filter(id=document_id).update(
+        ready_version=version, ready_embed_model=embed_model
+    )
 
 
 def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:

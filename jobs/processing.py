@@ -298,8 +298,9 @@ def _complete(*, job: Job, total: int) -> None:
     """The attempt's success and the version's chunks made visible, in one transaction."""
     with transaction.atomic():
         ready = documents.lock_for_completion(document_id=job.document_id)
+        signature = current_signature()
         outcome = services.complete_job(
-            job=job, total=total, ready_version=ready, embed_model=current_signature()
+            job=job, total=total, ready_version=ready, embed_model=signature
         )
         if outcome == services.Outcome.LOST:
             transaction.set_rollback(True)
@@ -307,5 +308,7 @@ def _complete(*, job: Job, total: int) -> None:
         if outcome == services.Outcome.SUPERSEDED:
             delete_chunks_of_version(document_id=job.document_id, version=job.version)
             return
-        documents.make_ready(document_id=job.document_id, version=job.version)
+        documents.make_ready(
+            document_id=job.document_id, version=job.version, embed_model=signature
+        )
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)

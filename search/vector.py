@@ -16,6 +16,11 @@ keeps the few that are the owner's, often fewer than asked for. Two remedies, by
   few are filtered away. Relaxed order may return rows slightly out of order; they are
   sorted again by distance outside the index scan.
 
+Only documents whose ready version the configured embedding made are compared (the
+document's `ready_embed_model`): a query's vector and a chunk's vector of another model
+measure nothing together, so during `manage.py reembed` the documents not yet re-embedded
+are found by their text alone.
+
 `sharing` (search/floors.py says why the `hashing` provider asks it) keeps only chunks that
 share a word with the query, by its 'english' lexemes on the chunk's `search_vector`: in the
 exact scan as a condition of the scan, on the index's path after it (a condition inside the
@@ -29,6 +34,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db import connection, transaction
 
+from search.embedding.signature import current_signature
 from search.models import Chunk
 from search.scope import Scope
 from search.text import any_word_text
@@ -68,7 +74,10 @@ def nearest(
         threshold = settings.INGEST_SEARCH_EXACT_BELOW
         exact = scope_size(scope, threshold) <= threshold
     tables, condition, params = scope.sql()
-    params = {**params, "v": literal(embedding), "limit": limit}
+    # Only vectors of the configured embedding: during a re-embed, a document whose ready
+    # version another model embedded is found by its text alone until its new one is ready.
+    condition += " AND d.ready_embed_model = %(signature)s"
+    params = {**params, "v": literal(embedding), "limit": limit, "signature": current_signature()}
     if sharing is not None:
         params["any_words"] = any_word_text(sharing)
     if exact:

@@ -215,13 +215,15 @@ def _insert_users(conn: psycopg.Connection, count: int) -> list[int]:
 
 
 DOCUMENT_COLUMNS = ["id", "owner_id", "filename", "size", "sha256", "storage_key", "version",
-                    "page_count", "ready_version", "created_at", "updated_at"]  # fmt: skip
+                    "page_count", "ready_version", "ready_embed_model", "created_at",
+                    "updated_at"]  # fmt: skip
 CHUNK_COLUMNS = ["id", "document_id", "version", "index", "text", "page", "embedding"]
 
 
-def _copy_documents(conn: psycopg.Connection, docs: list[_Doc]) -> None:
+def _copy_documents(conn: psycopg.Connection, docs: list[_Doc], dimensions: int) -> None:
     extras = _required_extras(conn, "documents_document", set(DOCUMENT_COLUMNS))
-    columns = ", ".join(DOCUMENT_COLUMNS[:9])
+    columns = ", ".join(DOCUMENT_COLUMNS[:10])
+    signature = f"hashing::{dimensions}"  # search/embedding/signature.py's, for these vectors
     conn.execute(
         f"CREATE TEMP TABLE bench_documents ON COMMIT DROP AS SELECT {columns}"
         " FROM documents_document WITH NO DATA"
@@ -232,9 +234,10 @@ def _copy_documents(conn: psycopg.Connection, docs: list[_Doc]) -> None:
             digest = hashlib.sha256(d.id.bytes).hexdigest()
             pages = sum(count for _, count in d.chunks) // 3 + 1
             copy.write_row((d.id, d.owner, f"synthetic-{n}.pdf", 100_000, digest, key,
-                            d.version, pages, d.ready_version))  # fmt: skip
+                            d.version, pages, d.ready_version,
+                            "" if d.ready_version is None else signature))  # fmt: skip
     names = ", ".join([*DOCUMENT_COLUMNS, *extras])
-    values = ", ".join([*DOCUMENT_COLUMNS[:9], "now()", "now()", *extras.values()])
+    values = ", ".join([*DOCUMENT_COLUMNS[:10], "now()", "now()", *extras.values()])
     conn.execute(f"INSERT INTO documents_document ({names}) SELECT {values} FROM bench_documents")
 
 
@@ -298,7 +301,7 @@ def load(
             user_ids = _insert_users(conn, accounts)
             sizes = account_sizes(chunks, accounts)
             docs = plan_documents(sizes, user_ids, rng)
-            _copy_documents(conn, docs)
+            _copy_documents(conn, docs, dimensions)
         timings["documents"] = time.perf_counter() - started
         indexes = _search_indexes(conn)
         for name, _ in indexes:

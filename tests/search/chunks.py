@@ -6,6 +6,7 @@ from django.conf import settings
 
 from documents.models import Document
 from search.embedding import hashing_embed
+from search.embedding.signature import current_signature
 from search.models import Chunk
 from search.pipeline.store import chunk_id
 
@@ -28,6 +29,7 @@ def ready_document(
         storage_key="k",
         version=version,
         ready_version=version,
+        ready_embed_model=current_signature(),
     )
     add_chunks(document, version, texts, ocr=ocr)
     return document

@@ -18,6 +18,7 @@ from documents.models import Document
 from jobs.models import Job, JobStatus
 from search.embedding import hashing_embed
 from search.models import Chunk
+from search.query import search
 from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
 from tests.fakes.openai_server import vector_for
@@ -78,6 +79,7 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
     with running_worker(broker) as worker:
         ids = processed(alice_client, [1, 2, 3])
         assert set(Job.objects.values_list("embed_model", flat=True)) == {HASHING}
+        assert set(Document.objects.values_list("ready_embed_model", flat=True)) == {HASHING}
         old = {document_id: chunks(document_id) for document_id in ids}
         searched = {document_id: served(document_id) for document_id in ids}
         keys = {
@@ -87,6 +89,7 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
         server = request.getfixturevalue("openai_server")  # the provider switches to openai
         worker.pause()
         out = io.StringIO()
+        queried: set[str] = set()  # search queries, each embedded once (then cached)
         run = threading.Thread(target=_command_in_thread, args=(out,))
         run.start()
         try:
@@ -102,6 +105,14 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
                     assert list(chunk.embedding) == pytest.approx(
                         hashing_embed([chunk.text], 384)[0], abs=1e-6
                     )
+                # Hashing vectors and an OpenAI query measure nothing together: the vector
+                # side leaves these documents out, and their text still finds them.
+                owner, text = document.owner_id, chunks(document_id)[0].text
+                queried.add(text)
+                assert search(owner_id=owner, q=text, mode="vector").results == []
+                found = search(owner_id=owner, q=text, mode="hybrid").results
+                assert found
+                assert {str(hit.document_id) for hit in found} <= {str(i) for i in ids}
         finally:
             worker.resume()
             run.join(timeout=60)
@@ -118,7 +129,11 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
         for chunk in new:
             assert list(chunk.embedding) == pytest.approx(vector_for(chunk.text, 384), abs=1e-6)
         assert document.current_job.embed_model == OPENAI
-    assert server.inputs == sum(len(old[document_id]) for document_id in ids)
+        assert document.ready_embed_model == OPENAI
+        queried.add(new[0].text)
+        [hit] = search(owner_id=document.owner_id, q=new[0].text, mode="vector", k=1).results
+        assert str(hit.document_id) == str(document_id)
+    assert server.inputs == sum(len(old[document_id]) for document_id in ids) + len(queried)
 
     again = reembed_command()
 
@@ -306,4 +321,7 @@ def test_adopt_unrecorded_records_the_configured_embedding_instead(alice, broker
     assert f"recorded 1 ready versions as made by {HASHING}" in out
     assert Job.objects.get(document=unrecorded).embed_model == HASHING
     assert Job.objects.get(document=other).embed_model == OPENAI
+    # Searches compare its vectors again; the other one's record was not the adopter's to make.
+    assert Document.objects.get(id=unrecorded.id).ready_embed_model == HASHING
+    assert Document.objects.get(id=other.id).ready_embed_model == ""
     assert "would queue: 1" in reembed_command("--dry-run")

@@ -12,6 +12,7 @@ import pytest
 from django.db import connection, transaction
 
 from documents.models import Document
+from search.embedding.signature import current_signature
 from search.scope import Scope
 from search.vector import literal, nearest
 
@@ -29,6 +30,7 @@ def _documents(owner, count: int) -> list[uuid.UUID]:
             sha256=uuid.uuid4().hex * 2,
             storage_key="k",
             ready_version=1,
+            ready_embed_model=current_signature(),
         )
         for n in range(count)
     )
