@@ -16,7 +16,6 @@ from documents.search_api import SearchView
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
 from jobs.webhooks.api import EndpointViewSet, SigningSecretView
-from search import pages as search_pages
 
 # The admin's header and titles (its pages link back to the site: templates/admin/).
 admin.site.site_header = "Ingest administration"
@@ -36,7 +35,7 @@ urlpatterns = [
     path("documents/<uuid:document_id>/row/", pages.row, name="page-row"),
     path("documents/<uuid:document_id>/retry/", pages.retry, name="page-retry"),
     path("documents/<uuid:document_id>/delete/", pages.delete, name="page-delete"),
-    path("search/", search_pages.results, name="page-search"),
+    path("search/", pages.search_results, name="page-search"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico where a page names no icon (the API's JSON, files).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg")), name="favicon"),

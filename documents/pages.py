@@ -22,6 +22,7 @@ from django_htmx.middleware import HtmxDetails
 from config.auth import signed_in_user
 from documents import downloads, intake, rows, services
 from documents.models import Document
+from documents.pending import pending_documents
 from documents.refusal import Refusal
 from jobs import failures
 from jobs.models import JobAttempt, JobStatus
@@ -70,9 +71,36 @@ def _ws_url(request: HttpRequest) -> str:
     return f"{scheme}://{host}:{settings.WS_PORT}/ws/status/"
 
 
+def _search(request: HttpRequest, document: Document | None = None) -> dict:
+    """The search box's results (of `document` only, when given), and how many of the
+    documents searched are still being processed and not searched yet."""
+    owner_id = signed_in_user(request).pk
+    document_id = None if document is None else document.id
+    return search_pages.results_context(
+        request,
+        pending=lambda: pending_documents(owner_id=owner_id, document_id=document_id),
+        document_id=document_id,
+    )
+
+
+@login_required
+@require_GET
+def search_results(request: HttpRequest) -> HttpResponse:
+    """GET /search/?q=…[&document=…]: the search box's results (search/pages.py)."""
+    document = None
+    if wanted := request.GET.get("document"):
+        try:
+            document = _owned(request, uuid.UUID(wanted))
+        except ValueError as exc:
+            raise Http404 from exc
+    context = _search(request, document)
+    context["scoped"] = document
+    return search_pages.render_results(request, context)
+
+
 def _page(request: HttpRequest) -> HttpResponse:
     context = _listing(request)
-    context.update(search_pages.results_context(request))
+    context.update(_search(request))
     status = context.pop("http_status", 200)
     context.update(
         ws_url=_ws_url(request),
@@ -203,5 +231,9 @@ def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
         )
         if request.GET.get("chunk")
         else None,
+        # Its own search box, scoped to it (a passage link's `q` is the other box's).
+        "scoped": document,
+        "q": "",
+        "answer": None,
     }
     return render(request, "documents/detail.html", context)

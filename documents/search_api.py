@@ -18,6 +18,7 @@ from config import rate_counter
 from config.api_errors import NOT_FOUND, Refused
 from config.auth import signed_in_user
 from documents.models import Document
+from documents.pending import pending_documents
 from search.query import search
 from search.serializers import MAX_QUERY_CHARS, SearchErrorOut, SearchIn, SearchOut
 
@@ -30,6 +31,7 @@ _EXAMPLE = OpenApiExample(
         "mode": "hybrid",
         "took_ms": 12.4,
         "degraded": False,
+        "pending_documents": 0,
         "results": [
             {
                 "chunk_id": "5b1c0e8e-5d7a-5f0e-9a0c-1f2d3e4a5b6c",
@@ -84,9 +86,11 @@ class SearchView(APIView):
         summary="Search your documents",
         description=(
             "Only your documents, and of each only its ready version (a new version is "
-            "searched once it has been processed). `hybrid` fuses the word and the meaning "
-            "rankings; when the query cannot be embedded it answers from the words alone "
-            "with `degraded: true` (never an error)."
+            "searched once it has been processed; `pending_documents` counts those whose "
+            "first version is still being processed, which the answer cannot include). "
+            "`hybrid` fuses the word and the meaning rankings; when the query cannot be "
+            "embedded it answers from the words alone with `degraded: true` (never an "
+            "error). A query that matches nothing answers no results, not the nearest noise."
         ),
         parameters=[SearchIn],
         responses={
@@ -137,6 +141,7 @@ class SearchView(APIView):
                 "mode": answer.mode,
                 "took_ms": round(answer.took_ms, 2),
                 "degraded": answer.degraded,
+                "pending_documents": pending_documents(owner_id=owner.pk, document_id=document_id),
                 "results": [dataclasses.asdict(hit) for hit in answer.results],
             }
         )

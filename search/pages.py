@@ -1,19 +1,21 @@
-"""The search box on the upload page: results as the person types, as an htmx fragment.
+"""The search box of the pages: results as the person types, as an htmx fragment.
 
-`GET /search/?q=...` answers the fragment of results when htmx asks for it, and a whole
-page (the same results under a search form) otherwise: a bookmark, a reload, a browser
-without JavaScript. The search is search.query's hybrid one, over the signed-in user's
-ready documents only; the API (`/api/search/`) takes the same text.
+`GET /search/?q=...` (documents/pages.py `search_results`, which knows whose documents are
+whose) answers the fragment of results when htmx asks for it, and a whole page (the same
+results under a search form) otherwise: a bookmark, a reload, a browser without
+JavaScript. The search is search.query's hybrid one, over the signed-in user's ready
+documents only, or one of them (`document=`, the box on a document's page); the API
+(`/api/search/`) takes the same text.
 """
 
 from __future__ import annotations
 
 import math
+import uuid
+from collections.abc import Callable
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
 
 from config import rate_counter
 from search import query
@@ -22,10 +24,17 @@ MAX_QUERY_CHARACTERS = 1000  # as the API's query_too_long
 PAGE_RESULTS = 10
 
 
-def results_context(request: HttpRequest) -> dict:
-    """What the results template shows for `?q=`: nothing yet, a refusal, or the hits."""
+def results_context(
+    request: HttpRequest,
+    *,
+    pending: Callable[[], int] = lambda: 0,
+    document_id: uuid.UUID | None = None,
+) -> dict:
+    """What the results template shows for `?q=`: nothing yet, a refusal, or the hits
+    (of the one document `document_id`, when given), and how many documents are still
+    being processed and not searched (`pending()`)."""
     q = request.GET.get("q", "")
-    context: dict = {"q": q, "answer": None, "problem": ""}
+    context: dict = {"q": q, "answer": None, "problem": "", "pending": 0}
     if not q.strip():
         return context
     if len(q) > MAX_QUERY_CHARACTERS:
@@ -42,14 +51,15 @@ def results_context(request: HttpRequest) -> dict:
         )
         context["http_status"] = 429
         return context
-    context["answer"] = query.search(owner_id=owner_id, q=q, k=PAGE_RESULTS, mode="hybrid")
+    context["answer"] = query.search(
+        owner_id=owner_id, q=q, k=PAGE_RESULTS, mode="hybrid", document_id=document_id
+    )
+    context["pending"] = pending()
     return context
 
 
-@login_required
-@require_GET
-def results(request: HttpRequest) -> HttpResponse:
-    context = results_context(request)
+def render_results(request: HttpRequest, context: dict) -> HttpResponse:
+    """The fragment for htmx, else the whole search page."""
     status = context.pop("http_status", 200)
     if getattr(request, "htmx", False) and not request.htmx.history_restore_request:  # type: ignore[attr-defined]
         return render(request, "search/_results.html", context, status=status)

@@ -76,7 +76,12 @@ class SearchOut(serializers.Serializer):
         help_text="true: the query could not be embedded (the provider failed or is rate "
         "limited), so the results come from the words alone."
     )
-    results = HitOut(many=True, help_text="Best first.")
+    pending_documents = serializers.IntegerField(
+        min_value=0,
+        help_text="Your documents (or the one `document`) not searched yet because their "
+        "first version is still being processed: search again once they are ready.",
+    )
+    results = HitOut(many=True, help_text="Best first; each passage once.")
 
 
 class SearchErrorOut(serializers.Serializer):

@@ -71,6 +71,16 @@ def test_results_appear_as_you_type_and_open_at_the_passage(
     expect(passage.locator("mark").first).to_have_text("lighthouse")
     artifacts.screenshot(page, "passage")
 
+    # The document's own box searches it alone: the orchard is in the other file.
+    own = page.get_by_label("Search this document")
+    own.press_sequentially("orchard", delay=40)
+    expect(results.locator('[data-state="no-results"]')).to_contain_text("this document")
+    own.fill("")
+    own.press_sequentially("winter storms", delay=40)
+    expect(results.locator("li.hit")).to_have_count(1)
+    expect(results.locator(".hit-file")).to_have_text("council.pdf")
+    artifacts.screenshot(page, "document-search")
+
 
 def test_escape_clears_the_search(browsing, servers, make_user):
     make_user("alice")

@@ -8,8 +8,10 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from config.accounts import tokens
+from jobs.models import Job, JobStatus
 from search.embedding.ratelimit import shared_limiter
 from search.query_vector import cache_key
+from tests.factories import make_document
 from tests.search.chunks import ready_document
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +33,8 @@ def test_an_answer_has_the_documented_shape(alice_client, alices_report):
 
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"query", "mode", "took_ms", "degraded", "results"}
+    assert set(body) == {"query", "mode", "took_ms", "degraded", "pending_documents", "results"}
+    assert body["pending_documents"] == 0
     assert (body["query"], body["mode"], body["degraded"]) == ("quarterly report", "hybrid", False)
     first = body["results"][0]
     assert set(first) == {
@@ -264,3 +267,25 @@ def test_searches_take_no_more_than_their_share_of_the_embedding_limit(
     assert [b["degraded"] for b in bodies] == [False, True, True]
     assert openai_server.calls == 1
     assert shared_limiter(0).acquire(1) == 0  # a worker still gets its slot at once
+
+
+def test_pending_documents_counts_the_first_versions_still_being_processed(
+    alice_client, alice, bob, alices_report
+):
+    queued = make_document(alice, filename="queued.pdf")
+    processing = make_document(alice, filename="processing.pdf")
+    Job.objects.filter(id=processing.current_job_id).update(status=JobStatus.PROCESSING)
+    failed = make_document(alice, filename="failed.pdf")
+    Job.objects.filter(id=failed.current_job_id).update(status=JobStatus.FAILED)
+    make_document(bob, filename="bobs.pdf")  # someone else's
+    # A new version in flight: its ready version is still searched, so it is not pending.
+    newer = make_document(alice, filename="newer.pdf", ready_version=1, version=2)
+
+    body = alice_client.get(URL, {"q": "quarterly"}).json()
+    one = alice_client.get(URL, {"q": "quarterly", "document": str(queued.id)}).json()
+    ready = alice_client.get(URL, {"q": "quarterly", "document": str(newer.id)}).json()
+
+    assert body["pending_documents"] == 2
+    assert len(body["results"]) == 1
+    assert (one["pending_documents"], one["results"]) == (1, [])
+    assert ready["pending_documents"] == 0

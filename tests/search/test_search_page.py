@@ -5,6 +5,7 @@ document's page at the whole passage."""
 import pytest
 from django.test import Client
 
+from tests.factories import make_document
 from tests.search.chunks import add_chunks, ready_document
 
 pytestmark = pytest.mark.django_db
@@ -121,3 +122,39 @@ def test_a_passage_of_a_replaced_version_or_another_document_is_not_shown(alice,
     assert "secret" not in foreign
     assert "no longer stored" in foreign
     assert garbage.status_code == 200
+
+
+def test_documents_still_being_processed_are_counted_not_hidden(alice):
+    ready_document(alice, ["The lease ends in March."])
+    make_document(alice, filename="scan.pdf")  # queued: its first version is not searchable
+    make_document(alice, filename="other.pdf")
+    client = signed_in(alice)
+
+    found = client.get("/search/", {"q": "lease"}, **HTMX).content.decode()
+    nothing = client.get("/search/", {"q": "pension"}, **HTMX).content.decode()
+
+    assert 'data-state="results"' in found
+    assert "2 documents are still being processed and are not searched yet." in found
+    assert 'data-state="pending"' in nothing
+    assert "No passage" not in nothing
+    assert "2 documents are still being processed" in nothing
+
+
+def test_a_documents_page_searches_that_document_only(alice, bob):
+    mine = ready_document(alice, ["The lease ends in March."])
+    ready_document(alice, ["The lease of the other flat."], filename="other.pdf")
+    theirs = ready_document(bob, ["Bob's lease."], filename="bob.pdf")
+    client = signed_in(alice)
+
+    detail = client.get(f"/documents/{mine.id}/").content.decode()
+    scoped = client.get("/search/", {"q": "lease", "document": str(mine.id)}, **HTMX)
+    whole = client.get("/search/", {"q": "lease", "document": str(mine.id)})
+
+    assert "Search this document" in detail
+    assert f'<input type="hidden" name="document" value="{mine.id}">' in detail
+    html = scoped.content.decode()
+    assert "1 passage for" in html
+    assert "other.pdf" not in html
+    assert f"← {mine.filename}" in whole.content.decode()
+    assert client.get("/search/", {"q": "lease", "document": str(theirs.id)}).status_code == 404
+    assert client.get("/search/", {"q": "lease", "document": "not-a-uuid"}).status_code == 404
