@@ -76,6 +76,21 @@ EMBEDDING_WAIT = Counter(
     "Time spent waiting on the shared embedding rate limiter.",
 )
 
+# Searches (search/stats.py): how long each took, its query's embedding included, by mode,
+# and how each was answered.
+SEARCH_SECONDS = Histogram(
+    "ingest_search_seconds",
+    "Time a search took, its query's embedding included, by mode: hybrid, vector, text.",
+    ["mode"],
+    buckets=_FAST,
+)
+SEARCHES = Counter(
+    "ingest_searches",
+    "Searches answered, by mode and outcome: results, no_results, or degraded (the query "
+    "could not be embedded, so the answer came from the words alone).",
+    ["mode", "outcome"],
+)
+
 
 def count_upload(outcome: str, code: str = "", files: int = 1) -> None:
     UPLOADS.labels(outcome=outcome, code=code).inc(files)

@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Sequence
 
-from search import floors, hits, text_search, vector
+from search import floors, hits, stats, text_search, vector
 from search.answer import Answer, Hit
 from search.query_vector import QueryEmbeddingFailed, query_vector
 from search.scope import Scope
@@ -87,6 +87,7 @@ def search(
     best = sorted(scored.items(), key=lambda item: (-item[1], str(item[0])))[: k + SPARE]
     results = _once(hits.load(best, q))[:k]
     took_ms = (time.perf_counter() - started) * 1000
+    stats.note(mode, took_ms / 1000, degraded=degraded, results=len(results))
     return Answer(
         query=q, mode=mode, results=results, degraded=degraded, took_ms=took_ms, embed_ms=embed_ms
     )

@@ -1,10 +1,11 @@
 """The ops dashboard, /ops/: the pipeline for staff, live. The page holds a panel that
 htmx fetches again every POLL_SECONDS (ops-panel) and swaps in place; everything on it is
-read from the database (and Redis, for the embedding figures) at each poll."""
+read from the database (and Redis, for the embedding and search figures) at each poll."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from functools import wraps
 
 from django.conf import settings
@@ -17,8 +18,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from jobs.ops import heartbeat, panels, scaling, series
+from search import stats as search_stats
+from search.query import MODES
 
 POLL_SECONDS = 5
+SEARCH_SPAN = timedelta(hours=1)  # the search tile's figures
 
 View = Callable[[HttpRequest], HttpResponse]
 
@@ -72,5 +76,6 @@ def _panel(request: HttpRequest) -> dict:
         "charts": panels.charts(history, lanes),
         "workers": panels.workers(),
         "dead_letters": panels.dead_letters(),
+        "searches": search_stats.recent(MODES, now, SEARCH_SPAN),
         "workers_stale_after": heartbeat.STALE_BEATS * settings.INGEST_WORKER_BEAT_SECONDS,
     }
