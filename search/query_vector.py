@@ -6,8 +6,8 @@ answer faster for a text someone else searched lately, telling anyone who times 
 others search for. A search waits at most
 INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS for the rate limit the workers share (a worker may
 wait a minute; a person typing may not) and INGEST_SEARCH_EMBED_TIMEOUT_SECONDS for the
-provider. The `hashing` provider is local and takes microseconds: it is neither cached nor
-paced.
+provider. The `hashing` provider takes microseconds, and the `local` model a few
+milliseconds in this process: neither is cached nor paced.
 
 Any failure raises QueryEmbeddingFailed; the caller answers from text alone.
 """
@@ -21,7 +21,7 @@ import redis
 from django.conf import settings
 
 from config import redis_clients
-from search.embedding import hashing_embed, openai_provider
+from search.embedding import hashing_embed, local_provider, openai_provider
 from search.pipeline.errors import PipelineError
 
 log = logging.getLogger(__name__)
@@ -45,9 +45,16 @@ def cache_key(text: str, *, owner_id: int) -> str:
 
 def query_vector(text: str, *, owner_id: int) -> tuple[list[float], float]:
     """(the vector, milliseconds spent asking the provider: 0 from the owner's cache)."""
-    if settings.INGEST_EMBED_PROVIDER != "openai":
+    if settings.INGEST_EMBED_PROVIDER == "hashing":
         started = time.perf_counter()
         [vector] = hashing_embed([text], settings.INGEST_EMBED_DIMENSIONS)
+        return vector, (time.perf_counter() - started) * 1000
+    if settings.INGEST_EMBED_PROVIDER == "local":
+        started = time.perf_counter()
+        try:
+            [vector] = local_provider.embed([text])
+        except Exception as exc:  # not installed, a broken model: text search still answers
+            raise QueryEmbeddingFailed(f"{type(exc).__name__}: {exc}") from exc
         return vector, (time.perf_counter() - started) * 1000
     key = cache_key(text, owner_id=owner_id)
     try:

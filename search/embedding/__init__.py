@@ -3,6 +3,8 @@
 - `hashing` (hashing.py): deterministic, local, no network; the default without an API key.
 - `openai` (openai_provider.py): the official client against OpenAI or any compatible
   server, paced by a rate limiter that all worker processes share (ratelimit.py).
+- `local` (local_provider.py): a sentence-transformers model on the CPU, an optional
+  install; no key, no network.
 """
 
 import logging
@@ -11,7 +13,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from search.embedding import openai_provider
+from search.embedding import local_provider, openai_provider
 from search.embedding.hashing import hashing_embed
 from search.pipeline.errors import PermanentError, TransientError
 
@@ -32,6 +34,8 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
         return []
     if settings.INGEST_EMBED_PROVIDER == "openai":
         return openai_provider.embed(texts)
+    if settings.INGEST_EMBED_PROVIDER == "local":
+        return local_provider.embed(texts)
     return hashing_embed(texts, settings.INGEST_EMBED_DIMENSIONS)
 
 
@@ -44,6 +48,14 @@ def probe_provider() -> None:
     for `hashing`, whose vectors always have the configured size.
     """
     if settings.INGEST_EMBED_PROVIDER == "hashing":
+        return
+    if settings.INGEST_EMBED_PROVIDER == "local":
+        size = local_provider.dimensions()  # loads the model: once, here, at the start
+        if size != settings.INGEST_EMBED_DIMENSIONS:
+            raise ImproperlyConfigured(
+                f"INGEST_LOCAL_MODEL {settings.INGEST_LOCAL_MODEL!r} makes {size}-dimensional "
+                f"vectors, but INGEST_EMBED_DIMENSIONS is {settings.INGEST_EMBED_DIMENSIONS}."
+            )
         return
     try:
         embed([PROBE_TEXT])

@@ -3,7 +3,8 @@
 A worker records it on a job when the job's chunks become searchable (jobs/processing.py),
 and `manage.py reembed` compares it with the configured one to find what is out of date.
 The `hashing` provider has no model (INGEST_EMBED_MODEL does not change its vectors), so its
-model part is empty: "hashing::384". OPENAI_BASE_URL is left out on purpose: the same model
+model part is empty: "hashing::384"; the `local` provider's is INGEST_LOCAL_MODEL
+("local:all-MiniLM-L6-v2:384"). OPENAI_BASE_URL is left out on purpose: the same model
 behind another address (a proxy, a mirror) makes the same vectors.
 """
 
@@ -13,5 +14,6 @@ from django.conf import settings
 def current_signature() -> str:
     """The signature of the embedding this process is configured for."""
     provider = settings.INGEST_EMBED_PROVIDER
-    model = "" if provider == "hashing" else settings.INGEST_EMBED_MODEL
+    models = {"hashing": "", "local": settings.INGEST_LOCAL_MODEL}
+    model = models.get(provider, settings.INGEST_EMBED_MODEL)
     return f"{provider}:{model}:{settings.INGEST_EMBED_DIMENSIONS}"

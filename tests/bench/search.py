@@ -227,7 +227,8 @@ def report(results: dict[str, Any]) -> str:
         f"of 12 words or 20 characters instead from documents without a whole sentence: "
         f"{passaged}; nothing from: {skipped}), {quality['unspaced']} of them in a script "
         "without spaces; "
-        f"{quality['ambiguous']} also appear verbatim in another document. k = {K}.",
+        f"{quality['ambiguous']} also appear verbatim in another document (a passage is "
+        f"shown once, so a result from such a twin counts as found). k = {K}.",
         "",
         "| mode | query | recall@1 | recall@5 | MRR | search p50 ms (embedding included) "
         "| degraded |",

