@@ -116,7 +116,7 @@ chaos: $(VENV)/.installed-dev ocr
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
 ## /metrics scrape over a million job rows, search, and one account's hanging webhooks beside
 ## another's uploads (docs/working/benchmarks.md). BENCH_WS_ARGS=--quick: a short run.
-bench: $(VENV)/.installed-dev ocr
+bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr
 	$(PY) -m tests.bench $(BENCH_ARGS)
 	$(PY) -m tests.bench.busy
 	$(PY) -m tests.bench.pipeline
