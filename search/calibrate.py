@@ -23,7 +23,7 @@ from search.models import Chunk, SimilarityFloor
 from search.scope import document_table
 from search.text import any_word_text
 
-MARGIN = 0.02
+MARGIN = 0.05
 STEP = 0.01
 SYLLABLES = [c + v for c in "bdfgklmnprstvxz" for v in ("a", "e", "i", "o", "u", "y")]
 

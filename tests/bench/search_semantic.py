@@ -39,6 +39,7 @@ class ProviderRun:
     highest_unrelated: float | None = None
     ranks: dict[str, list[int | None]] = field(default_factory=dict)  # mode: each query's
     noise_answered: int = 0
+    noise_examples: list[str] = field(default_factory=list)
     chunks_per_cpu_second: float | None = None
 
     def recall(self, mode: str, at: int = K) -> float:
@@ -73,8 +74,8 @@ def chosen(quick: bool) -> tuple[Paraphrase, ...]:
     """Every query; with `quick`, those on short files."""
     if not quick:
         return PARAPHRASES
-    pages = {row["file"]: int(row["pages"]) for row in corpus_rows()}
-    return tuple(p for p in PARAPHRASES if pages.get(p.file, 0) <= QUICK_PAGES)
+    pages = {row["file"]: int(row["pages"] or 0) for row in corpus_rows()}
+    return tuple(p for p in PARAPHRASES if 0 < pages.get(p.file, 0) <= QUICK_PAGES)
 
 
 def run_provider(provider: str, queries: tuple[Paraphrase, ...]) -> ProviderRun:
@@ -106,6 +107,7 @@ def run_provider(provider: str, queries: tuple[Paraphrase, ...]) -> ProviderRun:
         run.ranks = {mode: [_rank(owner_id, q, mode) for q in queries] for mode in MODES}
         noise = search_noise.measure(owner_id, MODES)
         run.noise_answered = sum(noise.answered.values())
+        run.noise_examples = sorted(set(noise.examples.values()))
         if provider == "local":
             run.chunks_per_cpu_second = _local_speed(owner_id)
     return run
@@ -166,6 +168,10 @@ def report(runs: list[ProviderRun]) -> list[str]:
             f"| {run.ingest_seconds / max(run.pages, 1):.3f} | {run.floor:.2f}{highest} "
             f"| {run.noise_answered} | {speed} |"
         )
+    for run in runs:
+        if run.noise_examples:
+            shown = ", ".join(f"“{q}”" for q in run.noise_examples[:5])
+            lines += ["", f"Noise that {run.provider} answered: {shown}."]
     if len(runs) == 1:
         lines += ["", "The `local` provider is not installed here: make install-local-embeddings."]
     return lines
