@@ -86,7 +86,7 @@ def check_similarity_floor(
     """A warning when a model's vectors are searched with a floor nobody measured."""
     if not databases or settings.INGEST_SEARCH_MIN_SIMILARITY is not None:
         return []
-    if floors.needs_shared_word():
+    if floors.needs_shared_word() or current_signature() in floors.MEASURED:
         return []
     tables = connections[databases[0]].introspection.table_names()
     if SimilarityFloor._meta.db_table not in tables:  # before the first migrate

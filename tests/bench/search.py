@@ -65,7 +65,8 @@ from tests.bench.search_synthetic import Corpus, say
 from tests.bench.services import BASE_DIR, django_on_private_services
 
 RECALL5_TARGET = 0.9
-# Hybrid known-item recall@5 before the noise rules (issue 25): they must not lose any.
+# Hybrid known-item recall@5 before the noise rules, as issue 25 gave them (on an earlier
+# draw of the sample); the verdict compares with the rules switched off on this run's.
 HYBRID_RECALL5_BEFORE = {"verbatim": 0.995, "dropped": 0.955}
 P95_TARGET_MS = 50.0
 RECALL10_TARGET = 0.95
@@ -204,11 +205,12 @@ def verdicts(quality: dict, speed: list[dict], recall: list[dict]) -> list[dict[
     return [
         {"target": "hybrid, verbatim sentences: recall@5", "value": f"{hybrid.recall(5):.3f}",
          "limit": f">= {RECALL5_TARGET}", "passed": hybrid.recall(5) >= RECALL5_TARGET},
-        *({"target": f"hybrid, {kind}: recall@5, against before the noise rules",
-           "value": f"{quality['scores'][('hybrid', kind)].recall(5):.3f}", "limit": f">= {before}",
-           # At the three decimals the figure before was given in (190 of 191 is 0.995).
-           "passed": round(quality["scores"][("hybrid", kind)].recall(5), 3) >= before}
-          for kind, before in HYBRID_RECALL5_BEFORE.items()),
+        *({"target": f"hybrid, {kind}: recall@5 with the noise rules, against without them",
+           "value": f"{quality['scores'][('hybrid', kind)].recall(5):.3f}",
+           "limit": f">= {quality['before_rules'][('hybrid', kind)].recall(5):.3f}",
+           "passed": quality["scores"][("hybrid", kind)].recall(5)
+           >= quality["before_rules"][("hybrid", kind)].recall(5)}
+          for kind in HYBRID_RECALL5_BEFORE),
         {"target": "queries that can match nothing, every mode: answers with a result",
          "value": str(answered), "limit": "0", "passed": answered == 0},
         {"target": "hybrid, random accounts: p95 without the embedding", "value": f"{p95:.1f} ms",
@@ -250,6 +252,11 @@ def report(results: dict[str, Any]) -> str:
         lines.append(
             f"| {mode} | {kind} | {s.recall(1):.3f} | {s.recall(5):.3f} | {s.mrr:.3f} "
             f"| {_ms(percentile(s.took_ms, 50))} | {s.degraded} |"
+        )
+    for (mode, kind), s in quality["before_rules"].items():
+        lines.append(
+            f"| {mode}, the noise rules off | {kind} | {s.recall(1):.3f} | {s.recall(5):.3f} "
+            f"| {s.mrr:.3f} | {_ms(percentile(s.took_ms, 50))} | {s.degraded} |"
         )
     lines += search_noise.report(quality["noise"])
     lines += search_semantic.report(results["semantic"])
@@ -363,6 +370,10 @@ def _json(results: dict[str, Any]) -> dict[str, Any]:
     """The results with the scores as plain figures."""
     scores = results["quality"]["scores"]
     quality = dict(results["quality"])
+    quality["before_rules"] = [
+        {"mode": mode, "kind": kind, "recall@5": s.recall(5)}
+        for (mode, kind), s in quality["before_rules"].items()
+    ]
     quality["scores"] = [
         {"mode": mode, "kind": kind, "recall@1": s.recall(1), "recall@5": s.recall(5),
          "mrr": s.mrr, "queries": len(s.ranks), "degraded": s.degraded}

@@ -162,7 +162,8 @@ def sample_queries(
     flat = {d: " ".join(" ".join(chunks).split()) for d, (_, chunks) in texts.items()}
     queries: list[Query] = []
     skipped: list[str] = []
-    for document_id in sorted(texts, key=lambda d: texts[d][0]):
+    # By name, then text: two files of one name (in two folders) in the same order each run.
+    for document_id in sorted(texts, key=lambda d: (texts[d][0], texts[d][1][:1])):
         name, chunks = texts[document_id]
         candidates = sentences(chunks)
         if not candidates:
@@ -215,6 +216,22 @@ def evaluate(owner_id: int, queries: list[Query], modes: tuple[str, ...]) -> dic
     return scores
 
 
+def without_the_noise_rules(owner_id: int, queries: list[Query]) -> dict:
+    """Hybrid scores of the same queries with the noise rules off, as search was before
+    them: every vector hit of the hashing provider trusted, above a fixed 0.2 floor
+    (search/floors.py). The rules must not lose what that found. An ablation: the two
+    functions are swapped for the run and put back."""
+    from unittest import mock
+
+    from search import floors
+
+    with (
+        mock.patch.object(floors, "needs_shared_word", return_value=False),
+        mock.patch.object(floors, "floor", return_value=0.2),
+    ):
+        return evaluate(owner_id, queries, ("hybrid",))
+
+
 def measure(per_document: int, seed: int, quick: bool) -> dict:
     """Ingest, sample, search; everything the report needs. Django must be set up."""
     # Imported once Django is set up (tests.bench.search's run()): they load models.
@@ -227,6 +244,7 @@ def measure(per_document: int, seed: int, quick: bool) -> dict:
     started = time.perf_counter()
     scores = evaluate(owner_id, queries, MODES)
     timings["queries"] = time.perf_counter() - started
+    before = without_the_noise_rules(owner_id, queries)
     noise = search_noise.measure(owner_id, MODES)
     return {
         "files": len(files),
@@ -239,6 +257,7 @@ def measure(per_document: int, seed: int, quick: bool) -> dict:
         "passaged": passaged,
         "skipped": skipped,
         "scores": scores,
+        "before_rules": before,
         "timings": timings,
         "examples": [q.text for q in queries[:4]],
         "noise": noise,

@@ -1,8 +1,9 @@
 """`python -m tests.bench.search --quick` runs end to end (its own private Postgres and Redis, as
 `make bench` runs it) and its figures hold what the search promises at that small scale:
 the corpus sentences find their documents, the small account's filtered vector search
-matches an exact scan, every mode answers, nothing is degraded. The results page is left
-alone. About 15 s."""
+matches an exact scan, every mode answers, nothing is degraded, queries that can match
+nothing answer nothing, and the paraphrase stage runs both offline providers. The results
+page is left alone. About 45 s."""
 
 import hashlib
 import json
@@ -31,7 +32,7 @@ def test_the_quick_search_benchmark_runs_and_its_figures_hold(tmp_path):
         cwd=BASE_DIR,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "| target | measured | limit | result |" in result.stdout
@@ -50,6 +51,17 @@ def test_the_quick_search_benchmark_runs_and_its_figures_hold(tmp_path):
     assert recall["small"]["chunks"] == 200  # only the ready version's chunks count
     assert recall["small"]["queries"] > 0
     assert recall["small"]["recall"] >= 0.95
+
+    noise = figures["quality"]["noise"]
+    assert noise["queries"] == {"nonsense": 100, "absent words": 100}
+    assert all(row["count"] == 0 for row in noise["answered"])
+
+    semantic = {row["provider"]: row for row in figures["semantic"]}
+    assert set(semantic) == {"hashing", "local"}  # make test installs the local model
+    assert semantic["local"]["signature"] == "local:all-MiniLM-L6-v2:384"
+    assert semantic["local"]["floor"] > 0.2  # measured on the corpus, over unrelated text
+    assert semantic["local"]["noise_answered"] == 0
+    assert semantic["local"]["chunks_per_cpu_second"] > 0
 
     speed = figures["speed"]
     assert {row["mode"] for row in speed} == {"hybrid", "vector", "text"}

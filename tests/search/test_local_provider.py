@@ -81,5 +81,5 @@ def test_a_document_embedded_locally_is_found_by_a_paraphrase(local, alice_clien
     [hit] = search(owner_id=document.owner_id, q=PARAPHRASE, mode="vector", k=1).results
     # Vector mode shares few words with the page and still finds it: the first page.
     assert (hit.document_id, hit.page) == (document.id, 1)
-    # Nonsense answers nothing, under the unmeasured floor.
+    # Nonsense answers nothing, under the floor measured for the packaged model.
     assert search(owner_id=document.owner_id, q="zorvek tisplu", mode="hybrid").results == []
