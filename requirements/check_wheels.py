@@ -1,8 +1,9 @@
 """Check that every pinned requirement installs as a wheel on each supported CPython.
 
 `make lint` runs it. pip resolves requirements/dev.txt (which includes base.txt and the
-constraints) and the optional local-embeddings.txt for each Python version as if installing on Linux with this machine's
-architecture, accepting wheels only, and downloads metadata, not packages (--dry-run).
+constraints) and the optional local-embeddings.txt for each Python version as if installing
+on Linux with this machine's architecture, accepting wheels only, and downloads metadata,
+not packages (--dry-run).
 A package that has no wheel for a version (as pgserver 0.1.4 had none past 3.12) fails
 the check with pip's own message.
 """

@@ -1,11 +1,13 @@
 """Measure an embedding's floor (search/floors.py) on the chunks the database holds.
 
 The queries can match nothing: nonsense words (`nonsense`: pronounceable strings of random
-syllables, seeded) and real English words (`ABSENT_CANDIDATES`) that no ready chunk holds,
-checked by full text first. Each is embedded by the configured provider and compared with
-every ready chunk (exactly: a sequential scan of the vectors); its nearest chunk's cosine
-similarity is what unrelated text scores. The floor is the highest of those, rounded up to
-STEP, plus MARGIN: a floor under any measured noise would let that query answer it.
+syllables, seeded), real English words (`ABSENT_CANDIDATES`) that no ready chunk holds,
+checked by full text first, and as many queries of several of those words at random. Each
+is embedded by the configured provider and compared with every ready chunk (exactly: a
+sequential scan of the vectors); its nearest chunk's cosine similarity is what unrelated
+text scores. The floor is the highest of those, rounded up to STEP, plus MARGIN: a floor
+under any measured noise would let that query answer it. A query whose vector search
+would not trust (search/floors.py `trusts_vectors`) is left out.
 """
 
 from __future__ import annotations
@@ -113,6 +115,8 @@ def measure(queries: list[str], *, shared_word: bool | None = None) -> Measureme
     """The floor for the configured embedding from `queries` (that can match nothing).
     `shared_word` as the search would ask (None: as search/floors.py decides)."""
     gate = floors.needs_shared_word() if shared_word is None else shared_word
+    # What a search would not compare by vector (search/floors.py) sets no floor either.
+    queries = [q for q in queries if floors.trusts_vectors(q)]
     nearest = []
     for start in range(0, len(queries), 64):
         batch = queries[start : start + 64]
@@ -149,8 +153,12 @@ def made_up_queries(count: int, seed: int) -> list[str]:
 
 
 def default_queries(*, nonsense_count: int = 100, seed: int = 25) -> list[str]:
-    """The nonsense queries and the absent words (module docstring)."""
-    return made_up_queries(nonsense_count, seed) + absent_words(ABSENT_CANDIDATES)
+    """The nonsense queries, the absent words, and as many queries of two to eight of them
+    at random (module docstring)."""
+    absent = absent_words(ABSENT_CANDIDATES)
+    rng = random.Random(seed)
+    mixed = [" ".join(rng.sample(absent, min(len(absent), rng.randint(2, 8)))) for _ in absent]
+    return made_up_queries(nonsense_count, seed) + absent + mixed
 
 
 def save(measurement: Measurement) -> SimilarityFloor:

@@ -16,6 +16,11 @@ a three-word heading, 0.51 for "xyzzyplugh" in the corpus. So its vector side ke
 chunks that share a word with the query (`needs_shared_word`; search/vector.py), and its
 floor is 0: what is left is lexical evidence, ranked by how many words it shares.
 
+The `local` model has a like blind spot: a query of made-up words, cut into sub-word pieces,
+lands near some chunk at 0.4 to 0.6, above what most paraphrases score with their passage
+(0.33, the median on the benchmark's), so no floor could keep both. Its vectors are trusted
+only for a query with a word the model knows whole (`trusts_vectors`).
+
 In order, a search takes:
 1. INGEST_SEARCH_MIN_SIMILARITY, when it is set;
 2. the floor measured by `manage.py calibrate_search_floor` for the configured embedding
@@ -45,6 +50,18 @@ LEXICAL_PROVIDERS = frozenset({"hashing"})
 LEXICAL_FLOOR = 0.0
 # Floors `python -m tests.bench.search` measured on the corpus (docs/working/benchmark-results.md).
 MEASURED = {"local:all-MiniLM-L6-v2:384": 0.36}
+
+
+def trusts_vectors(q: str) -> bool:
+    """Whether the vectors of query `q` can mean anything: not when the `local` model knows
+    none of its words (local_provider.knows_a_word; made-up words score up to 0.59 with
+    all-MiniLM-L6-v2, real ones no document holds 0.35). Such a query is answered by its
+    words alone."""
+    if settings.INGEST_EMBED_PROVIDER != "local":
+        return True
+    from search.embedding import local_provider
+
+    return local_provider.knows_a_word(q)
 
 
 def needs_shared_word() -> bool:

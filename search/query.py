@@ -98,6 +98,8 @@ def _similar(
 ) -> list[tuple[uuid.UUID, float]]:
     """The vector list: (chunk id, cosine similarity), nearest first, more similar than the
     embedding's floor (search/floors.py)."""
+    if not floors.trusts_vectors(q):
+        return []
     sharing = q if floors.needs_shared_word() else None
     floor = floors.floor()
     nearest = vector.nearest(scope, embedding, depth, sharing=sharing)

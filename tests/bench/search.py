@@ -362,7 +362,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "speed": speed,
         "recall": recall,
         "vectors": vectors,
-        "verdicts": verdicts(quality, speed, recall) + search_semantic.verdicts(semantic),
+        "verdicts": verdicts(quality, speed, recall)
+        + search_semantic.verdicts(semantic, quick=args.quick),
     }
 
 

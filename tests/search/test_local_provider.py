@@ -83,3 +83,12 @@ def test_a_document_embedded_locally_is_found_by_a_paraphrase(local, alice_clien
     assert (hit.document_id, hit.page) == (document.id, 1)
     # Nonsense answers nothing, under the floor measured for the packaged model.
     assert search(owner_id=document.owner_id, q="zorvek tisplu", mode="hybrid").results == []
+
+
+def test_a_query_of_made_up_words_is_not_compared_by_its_vector(local):
+    from search import floors
+
+    assert local_provider.knows_a_word("when is the rent due")
+    assert not local_provider.knows_a_word("zorvek tisplu")
+    assert floors.trusts_vectors("when is the rent due")
+    assert not floors.trusts_vectors("zorvek tisplu")
