@@ -27,7 +27,9 @@ def _key(prefix: str, minute: datetime) -> str:
 
 
 def _client() -> redis.Redis:
-    return redis_clients.client(settings.REDIS_URL, connect_timeout=1, timeout=2)
+    # No retries with backoff: a search notes its figures here, and must not wait out a
+    # Redis restart for a dashboard point.
+    return redis_clients.client(settings.REDIS_URL, connect_timeout=1, timeout=2, retries=0)
 
 
 def add(prefix: str, amounts: Mapping[str, int]) -> None:
