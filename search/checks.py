@@ -9,8 +9,6 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, connections, router
 
-from search import floors
-from search.embedding.signature import current_signature
 from search.models import Chunk, SimilarityFloor
 
 # pgvector keeps vector(N)'s N as the column's type modifier (-1: no size given).
@@ -84,6 +82,11 @@ def check_similarity_floor(
     **kwargs: object,
 ) -> list[CheckMessage]:
     """A warning when a model's vectors are searched with a floor nobody measured."""
+    # Here, not at the top: this module loads with the app, and search.embedding brings
+    # the OpenAI client, which a process that only sends jobs never needs.
+    from search import floors
+    from search.embedding.signature import current_signature
+
     if not databases or settings.INGEST_SEARCH_MIN_SIMILARITY is not None:
         return []
     if floors.needs_shared_word() or current_signature() in floors.MEASURED:
