@@ -21,8 +21,8 @@ from django.db import connection, transaction
 from search import floors, vector
 from search.embedding import embed
 from search.embedding.signature import current_signature
-from search.models import Chunk, SimilarityFloor
-from search.scope import document_table
+from search.models import SimilarityFloor
+from search.scope import ready_chunks as ready_chunks_sql
 from search.text import any_word_text
 
 MARGIN = 0.05
@@ -68,19 +68,13 @@ def nonsense(count: int, seed: int) -> list[str]:
     return [" ".join(word() for _ in range(rng.randint(1, 3))) for _ in range(count)]
 
 
-def _ready() -> str:
-    return (
-        f"{Chunk._meta.db_table} c JOIN {document_table()} d "
-        "ON d.id = c.document_id AND c.version = d.ready_version"
-    )
-
-
 def absent_words(words: list[str] | tuple[str, ...]) -> list[str]:
     """Those of `words` that no ready chunk holds (as full text finds words: any stem)."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT w FROM unnest(%(words)s::text[]) w WHERE NOT EXISTS (SELECT 1 FROM "
-            f"{_ready()} WHERE c.search_vector @@ websearch_to_tsquery('english'::regconfig, w)"
+            f"{ready_chunks_sql()} WHERE "
+            "c.search_vector @@ websearch_to_tsquery('english'::regconfig, w)"
             " OR c.search_vector @@ websearch_to_tsquery('simple'::regconfig, w))",
             {"words": list(words)},
         )
@@ -89,7 +83,7 @@ def absent_words(words: list[str] | tuple[str, ...]) -> list[str]:
 
 def ready_chunks() -> int:
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {_ready()}")
+        cursor.execute(f"SELECT count(*) FROM {ready_chunks_sql()}")
         return int(cursor.fetchone()[0])
 
 
@@ -104,7 +98,8 @@ def nearest_similarity(embedding: list[float], *, sharing: str | None) -> float 
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_indexscan = off")  # exact: not the HNSW index
         cursor.execute(
-            f"SELECT max(1 - (c.embedding <=> %(v)s::vector)) FROM {_ready()} WHERE {condition}",
+            "SELECT max(1 - (c.embedding <=> %(v)s::vector)) "
+            f"FROM {ready_chunks_sql()} WHERE {condition}",
             params,
         )
         value = cursor.fetchone()[0]

@@ -17,6 +17,15 @@ def document_table() -> str:
     return Chunk._meta.get_field("document").related_model._meta.db_table
 
 
+def ready_chunks() -> str:
+    """FROM every document's ready chunks, `c` joined to its document `d` (Scope.sql says
+    why the join is on the ready version)."""
+    return (
+        f"{Chunk._meta.db_table} c JOIN {document_table()} d "
+        "ON d.id = c.document_id AND c.version = d.ready_version"
+    )
+
+
 @dataclass(frozen=True)
 class Scope:
     owner_id: int
@@ -30,10 +39,7 @@ class Scope:
         written, and one that a newer ready version replaced but whose chunks are not yet
         deleted; a document with no ready version joins nothing.
         """
-        tables = (
-            f"{Chunk._meta.db_table} c JOIN {document_table()} d "
-            "ON d.id = c.document_id AND c.version = d.ready_version"
-        )
+        tables = ready_chunks()
         condition = "d.owner_id = %(owner_id)s"
         params: dict[str, Any] = {"owner_id": self.owner_id}
         if self.document_id is not None:

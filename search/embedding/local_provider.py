@@ -32,6 +32,7 @@ INSTALL = "make install-local-embeddings"
 
 _lock = threading.Lock()
 _loaded: dict[str, Any] = {}  # model name: the SentenceTransformer
+_vocabularies: dict[str, frozenset[str]] = {}  # model name: its tokens
 
 
 def model_path(name: str) -> str:
@@ -50,11 +51,15 @@ def model_path(name: str) -> str:
 
 def model() -> Any:
     """The configured model, loaded once per process."""
-    name = settings.INGEST_LOCAL_MODEL
     with _lock:
-        if name not in _loaded:
-            _loaded[name] = _load(name)
-        return _loaded[name]
+        return _loaded_model(settings.INGEST_LOCAL_MODEL)
+
+
+def _loaded_model(name: str) -> Any:
+    """Model `name`, loaded on first use; the caller holds the lock."""
+    if name not in _loaded:
+        _loaded[name] = _load(name)
+    return _loaded[name]
 
 
 def _load(name: str) -> Any:
@@ -100,11 +105,21 @@ def knows_a_word(text: str) -> bool:
     KNOWN_WORD_LETTERS letters or more. A text of made-up words ("zorvek tisplu") is cut into
     pieces the model never saw together, and its vector lands anywhere: near some chunk
     at a cosine of 0.4 to 0.6, as near as a real paraphrase lands to its passage."""
-    vocabulary = model().tokenizer.get_vocab()
+    vocabulary = _vocabulary()
     return any(
         len(word) >= KNOWN_WORD_LETTERS and word in vocabulary
         for word in WORD.findall(text.lower())
     )
+
+
+def _vocabulary() -> frozenset[str]:
+    """The configured model's vocabulary, read once per process (the tokenizer builds a new
+    dict of its 30,000 tokens at each get_vocab)."""
+    name = settings.INGEST_LOCAL_MODEL
+    with _lock:
+        if name not in _vocabularies:
+            _vocabularies[name] = frozenset(_loaded_model(name).tokenizer.get_vocab())
+        return _vocabularies[name]
 
 
 def dimensions() -> int:
