@@ -18,11 +18,11 @@ from config.api_errors import Refused
 from config.auth import signed_in_user
 from config.pagination import NewestFirst
 from config.session_auth import enforce_deferred_csrf
-from documents import admission, api_docs, downloads, intake, services
+from documents import admission, api_docs, downloads, intake, labels, services
 from documents.idempotency import idempotent
 from documents.models import Document
 from documents.refusal import Refusal
-from documents.serializers import DocumentDetailOut, DocumentOut
+from documents.serializers import DocumentDetailOut, DocumentOut, DocumentPatchIn
 from documents.uploads import GuardedUploadHandler, ReceivedFile, RejectedFile, display_name
 from jobs.models import Job, JobStatus
 from search.models import Chunk
@@ -63,6 +63,9 @@ class DocumentViewSet(viewsets.GenericViewSet):
             if wanted not in JobStatus.values:
                 raise ValidationError({"status": f"Use one of: {', '.join(JobStatus.values)}."})
             documents = documents.filter(current_job__status=wanted)
+        if self.action == "list":
+            filters = labels.filters_from(self.request.query_params)
+            documents = documents.filter(labels.as_q(filters))
         return documents
 
     def get_parsers(self):  # noqa: ANN201
@@ -174,6 +177,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             webhook_urls=request.POST.getlist("webhook_url"),
             reprocess=request.query_params.get("reprocess", "").lower() in ("1", "true", "yes"),
             public_url=intake.public_url(request),
+            labels=_labels(request),
         )
         key = request.headers.get("Idempotency-Key")
         if not key:
@@ -199,6 +203,27 @@ class DocumentViewSet(viewsets.GenericViewSet):
             response = _upload_answer(request, intake.accept(upload))
             slot.remember(response.status_code, response.data)
             return response
+
+    @api_docs.relabel
+    def partial_update(self, request: Request, pk: uuid.UUID) -> Response:
+        self.get_object()  # 404 for another owner's document
+        sent = DocumentPatchIn(data=request.data)
+        sent.is_valid(raise_exception=True)
+        unknown = sorted(set(request.data) - set(DocumentPatchIn().fields))
+        if unknown:
+            raise ValidationError(
+                {name: ["Only tags and metadata can be changed."] for name in unknown}
+            )
+        if not sent.validated_data:
+            raise ValidationError({"non_field_errors": ["Send tags, metadata or both."]})
+        changes = sent.validated_data
+        document = services.relabel(
+            document_id=pk,
+            owner_id=signed_in_user(request).pk,
+            tags=labels.clean_tags(changes["tags"]) if "tags" in changes else None,
+            metadata=labels.clean_metadata(changes["metadata"]) if "metadata" in changes else None,
+        )
+        return Response(DocumentOut(document).data)
 
     @api_docs.delete
     def destroy(self, request: Request, pk: uuid.UUID) -> Response:
@@ -235,6 +260,16 @@ class DocumentViewSet(viewsets.GenericViewSet):
             raise Refused(
                 status_code=400, code="one_file", detail="Send exactly one PDF in the field 'file'."
             )
+        if sent := [name for name in ("tags", "metadata") if name in request.POST]:
+            raise ValidationError(
+                {
+                    name: [
+                        f"A new version keeps the document's {name}: change them with "
+                        f"PATCH /api/documents/{pk}/."
+                    ]
+                    for name in sent
+                }
+            )
         upload = intake.prepare(
             owner=signed_in_user(request),
             files=files,
@@ -255,6 +290,16 @@ class DocumentViewSet(viewsets.GenericViewSet):
         return Response(
             result, status=status.HTTP_202_ACCEPTED, headers=_location({"results": [result]})
         )
+
+
+def _labels(request: Request) -> intake.Labels:
+    """An upload's `tags` (a repeated form field) and `metadata` (one field, a JSON object),
+    checked before anything is stored; 400 `invalid` naming the field otherwise."""
+    sent_tags = request.POST.getlist("tags")
+    return intake.Labels(
+        tags=labels.clean_tags(sent_tags) if sent_tags else [],
+        metadata=labels.metadata_from_form(request.POST.getlist("metadata")) or {},
+    )
 
 
 def _version(request: Request) -> int | None:

@@ -6,13 +6,16 @@ Kept apart from the views so each view still reads in one screen.
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
+from documents import labels
 from documents.serializers import (
     DocumentDetailOut,
     DocumentOut,
+    DocumentPatchIn,
     RefusalOut,
     UploadIn,
     UploadOut,
     UploadResultOut,
+    VersionIn,
 )
 from documents.uploads import NOT_A_PDF
 
@@ -93,7 +96,9 @@ upload = extend_schema(
         "document with `duplicate: true` unless `?reprocess=true`. An optional form field "
         "`webhook_url` hears how each accepted file's job ends (a signed POST); a URL that "
         "is not http(s) on a public address refuses the whole request before anything is "
-        "stored (400 `invalid_webhook_url`)."
+        "stored (400 `invalid_webhook_url`). `tags` (repeated) and `metadata` (a JSON object "
+        "in one field) label every new document of the request; the list and the search "
+        "filter on them."
     ),
     request={"multipart/form-data": UploadIn},
     parameters=[
@@ -114,8 +119,9 @@ upload = extend_schema(
         400: OpenApiResponse(
             RefusalOut,
             "Nothing accepted: empty files, no file, a `file` field holding text instead of a "
-            "file part (`file_not_attached`), too many files, or a `webhook_url` that may "
-            "not be used (`invalid_webhook_url`).",
+            "file part (`file_not_attached`), too many files, a `webhook_url` that may "
+            "not be used (`invalid_webhook_url`), or bad `tags` or `metadata` (`invalid`, "
+            "with `fields` saying what is wrong).",
         ),
         413: OpenApiResponse(
             RefusalOut, "Nothing accepted: a file (or the request) is over the size limit."
@@ -130,9 +136,34 @@ upload = extend_schema(
     examples=[ACCEPTED, BAD_WEBHOOK_URL, BUSY, TOO_MANY],
 )
 
+# The filters of the list and the search (documents.labels). OpenAPI has no name pattern
+# for a parameter, so `metadata.<key>` is told here and shown with one example key.
+FILTERS = [
+    OpenApiParameter(
+        "tag",
+        OpenApiTypes.STR,
+        many=True,
+        explode=True,
+        description="Only documents with this tag; repeat it (`tag=papers&tag=2024`) for "
+        "documents with every one. Tags match exactly, case and all.",
+    ),
+    OpenApiParameter(
+        "metadata.<key>",
+        OpenApiTypes.STR,
+        description="Only documents whose metadata holds this value under `<key>`, e.g. "
+        '`metadata.year=2024` (which matches the number 2024 and the string "2024") or '
+        "`metadata.client=acme`. Repeat with other keys: every one must match.",
+    ),
+]
+FILTERS_INVALID = (
+    "`invalid` with `fields` naming a bad filter: a `tag` that is empty or over "
+    f"{labels.MAX_TAG_CHARS} characters, or a `metadata.` parameter with no key."
+)
+
 listing = extend_schema(
     summary="List your documents, newest first",
     parameters=[
+        *FILTERS,
         OpenApiParameter(
             "status",
             OpenApiTypes.STR,
@@ -142,7 +173,9 @@ listing = extend_schema(
     ],
     responses={
         200: DocumentOut(many=True),
-        400: OpenApiResponse(RefusalOut, "A `status` that is no job status (`invalid`)."),
+        400: OpenApiResponse(
+            RefusalOut, f"A `status` that is no job status (`invalid`), or {FILTERS_INVALID}"
+        ),
         404: OpenApiResponse(RefusalOut, "A `cursor` this list did not give (`not_found`)."),
     },
 )
@@ -150,6 +183,26 @@ listing = extend_schema(
 detail = extend_schema(
     summary="A document: its current job, version, pages and chunks",
     responses={200: DocumentDetailOut, 404: RefusalOut},
+)
+
+relabel = extend_schema(
+    summary="Change a document's tags or metadata",
+    description=(
+        "Each field sent replaces the stored one whole (`[]` and `{}` clear them); a field "
+        "left out stays as it is. Nothing else of a document can be changed here."
+    ),
+    request=DocumentPatchIn,
+    responses={
+        200: DocumentOut,
+        400: OpenApiResponse(
+            RefusalOut,
+            "`invalid`, with `fields` saying what is wrong: over "
+            f"{labels.MAX_TAGS} tags, a tag that is empty or over {labels.MAX_TAG_CHARS} "
+            "characters, metadata that is not a flat object of strings, numbers and "
+            f"booleans or is over {labels.MAX_METADATA_BYTES // 1024} KiB, or another field.",
+        ),
+        404: RefusalOut,
+    },
 )
 
 delete = extend_schema(
@@ -192,11 +245,13 @@ versions = extend_schema(
         "one, its result is discarded. The optional form field `webhook_url` hears how the "
         "new version's job ends, as for an upload."
     ),
-    request={"multipart/form-data": UploadIn},
+    request={"multipart/form-data": VersionIn},
     responses={
         202: OpenApiResponse(UploadResultOut, "The new version was accepted (Location: its job)."),
         400: OpenApiResponse(
-            RefusalOut, "Not one file, an empty file, or an `invalid_webhook_url`."
+            RefusalOut,
+            "Not one file, an empty file, an `invalid_webhook_url`, or `tags` or `metadata` "
+            "sent (`invalid`: a new version keeps the document's; change them with PATCH).",
         ),
         404: RefusalOut,
         413: RefusalOut,

@@ -11,7 +11,8 @@ passed back as it is, with its reason, and never sinks the others.
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -26,6 +27,14 @@ from jobs.webhooks.addresses import InvalidWebhookURL
 
 
 @dataclass(frozen=True)
+class Labels:
+    """The tags and metadata an upload gives its new documents (checked: documents.labels)."""
+
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Upload:
     """An upload request as parsed, its webhook URL checked (made by `prepare`)."""
 
@@ -35,12 +44,15 @@ class Upload:
     reprocess: bool
     document_id: uuid.UUID | None  # the document a new version is for; None: new ones
     public_url: str = ""  # where the request reached the service (Job.public_url)
+    labels: Labels = field(default_factory=Labels)
 
     def fingerprint(self) -> str:
         """What an Idempotency-Key is bound to: the same request gives the same print."""
         identity: list[object] = [self.reprocess, [_identity(f) for f in self.files]]
         if self.webhook_url:  # appended only when given: earlier requests' prints hold
             identity.append(self.webhook_url)
+        if self.labels.tags or self.labels.metadata:  # likewise
+            identity.append({"tags": self.labels.tags, "metadata": self.labels.metadata})
         return fingerprint(identity)
 
 
@@ -76,6 +88,7 @@ def prepare(
     reprocess: bool = False,
     document_id: uuid.UUID | None = None,
     public_url: str = "",
+    labels: Labels | None = None,
 ) -> Upload:
     """The upload to `accept`. Refusal 400 `invalid_webhook_url` for more than one
     webhook URL, or one a webhook may not be sent to (jobs.webhooks.endpoints.upload_url)."""
@@ -90,6 +103,7 @@ def prepare(
         reprocess=reprocess,
         document_id=document_id,
         public_url=public_url,
+        labels=labels or Labels(),
     )
 
 
@@ -137,6 +151,8 @@ def _new_documents(upload: Upload) -> list[services.Accepted | RejectedFile]:
             reprocess=upload.reprocess,
             webhook_url=upload.webhook_url,
             public_url=upload.public_url,
+            tags=upload.labels.tags,
+            metadata=upload.labels.metadata,
         )
         for f in files
     ]

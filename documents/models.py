@@ -1,6 +1,8 @@
 import uuid
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 
 
@@ -43,6 +45,11 @@ class Document(models.Model):
         "it (empty: unknown); the vector side of a search compares only vectors of the "
         "configured embedding.",
     )
+    # The owner's labels (documents.labels says what they may hold): set on upload or with
+    # PATCH, filtered on by the list and the search (the GIN indexes below), and sent
+    # with every webhook event.
+    tags = ArrayField(models.CharField(max_length=64), default=list, db_default=[], blank=True)
+    metadata = models.JSONField(default=dict, db_default={}, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -56,6 +63,9 @@ class Document(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"]),
             models.Index(fields=["storage_key"]),  # cleanup_orphans looks files up by key
+            # Containment (@>): `tag=` and `metadata.<key>=` filters (documents.labels).
+            GinIndex(fields=["tags"], name="document_tags"),
+            GinIndex(fields=["metadata"], name="document_metadata", opclasses=["jsonb_path_ops"]),
         ]
 
     def __str__(self) -> str:

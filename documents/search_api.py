@@ -17,6 +17,8 @@ from rest_framework.views import APIView
 from config import rate_counter
 from config.api_errors import NOT_FOUND, Refused
 from config.auth import signed_in_user
+from documents import labels
+from documents.api_docs import FILTERS, FILTERS_INVALID
 from documents.models import Document
 from documents.pending import pending_documents
 from search.query import search
@@ -90,16 +92,17 @@ class SearchView(APIView):
             "first version is still being processed, which the answer cannot include). "
             "`hybrid` fuses the word and the meaning rankings; when the query cannot be "
             "embedded it answers from the words alone with `degraded: true` (never an "
-            "error). A query that matches nothing answers no results, not the nearest noise."
+            "error). A query that matches nothing answers no results, not the nearest noise. "
+            "`tag` and `metadata.<key>` keep only the documents that have them."
         ),
-        parameters=[SearchIn],
+        parameters=[SearchIn, *FILTERS],
         responses={
             200: SearchOut,
             400: OpenApiResponse(
                 SearchErrorOut,
                 "`empty_query` (no `q`, or only spaces), `query_too_long` (over "
                 f"{MAX_QUERY_CHARS} characters), or `invalid` with `fields` naming `k` "
-                "(1 to 50), `mode` or `document` (not a UUID).",
+                "(1 to 50), `mode` or `document` (not a UUID); or " + FILTERS_INVALID,
             ),
             404: OpenApiResponse(SearchErrorOut, "`document` is unknown or not yours."),
             429: OpenApiResponse(
@@ -114,6 +117,7 @@ class SearchView(APIView):
         q = _query(request)
         params = SearchIn(data=request.query_params)
         params.is_valid(raise_exception=True)
+        filters = labels.filters_from(request.query_params)
         owner = signed_in_user(request)
         if (wait := rate_counter.count_search(user_id=owner.pk)) is not None:
             raise Refused(
@@ -134,14 +138,16 @@ class SearchView(APIView):
             k=params.validated_data["k"],
             mode=params.validated_data["mode"],
             document_id=document_id,
+            filters=filters,
         )
+        pending = pending_documents(owner_id=owner.pk, document_id=document_id, filters=filters)
         return Response(
             {
                 "query": answer.query,
                 "mode": answer.mode,
                 "took_ms": round(answer.took_ms, 2),
                 "degraded": answer.degraded,
-                "pending_documents": pending_documents(owner_id=owner.pk, document_id=document_id),
+                "pending_documents": pending,
                 "results": [dataclasses.asdict(hit) for hit in answer.results],
             }
         )

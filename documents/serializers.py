@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from documents import labels
 from documents.models import Document
 from jobs.serializers import JobOut
 
@@ -34,7 +35,7 @@ class RefusalOut(serializers.Serializer):
     results = UploadResultOut(many=True, required=False)
 
 
-class UploadIn(serializers.Serializer):
+class VersionIn(serializers.Serializer):
     file = serializers.ListField(
         child=serializers.FileField(), help_text="One or more PDFs (repeat the field)."
     )
@@ -45,6 +46,24 @@ class UploadIn(serializers.Serializer):
         "signed with your signing secret (GET /api/webhooks/signing-secret/). http or https "
         "on a public address; any other is refused (400 invalid_webhook_url) before "
         "anything is stored.",
+    )
+
+
+class UploadIn(VersionIn):
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=labels.MAX_TAG_CHARS),
+        required=False,
+        max_length=labels.MAX_TAGS,
+        help_text=f"Labels for every new document of this upload: repeat the field (`-F "
+        f"tags=papers -F tags=2024`), at most {labels.MAX_TAGS}, each 1 to "
+        f"{labels.MAX_TAG_CHARS} characters. A file you already have keeps its own (change "
+        "them with PATCH).",
+    )
+    metadata = serializers.CharField(
+        required=False,
+        help_text="One field holding a flat JSON object of string, number and boolean values, "
+        f"at most {labels.MAX_METADATA_BYTES // 1024} KiB: "
+        """`-F 'metadata={"year": 2024}'`.""",
     )
 
 
@@ -63,6 +82,8 @@ class DocumentOut(serializers.ModelSerializer):
             "ready_version",
             "status",
             "page_count",
+            "tags",
+            "metadata",
             "created_at",
             "updated_at",
             "job",
@@ -74,3 +95,19 @@ class DocumentDetailOut(DocumentOut):
 
     class Meta(DocumentOut.Meta):
         fields = [*DocumentOut.Meta.fields, "chunk_count"]
+
+
+class DocumentPatchIn(serializers.Serializer):
+    """What PATCH /api/documents/{id}/ changes: each field sent replaces the stored one."""
+
+    tags = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text=f"The document's tags, all of them: at most {labels.MAX_TAGS}, each 1 to "
+        f"{labels.MAX_TAG_CHARS} characters; [] removes them.",
+    )
+    metadata = serializers.DictField(
+        required=False,
+        help_text="The document's metadata, all of it: a flat object of string, number and "
+        f"boolean values, at most {labels.MAX_METADATA_BYTES // 1024} KiB; {{}} removes it.",
+    )

@@ -4,6 +4,7 @@ import hashlib
 import logging
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
@@ -16,6 +17,7 @@ from django.db import (
     connection,
     transaction,
 )
+from django.utils import timezone
 
 from documents import admission
 from documents.insert import insert_document_with_job
@@ -63,9 +65,12 @@ def create_upload(
     reprocess: bool = False,
     webhook_url: str = "",
     public_url: str = "",
+    tags: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> Accepted:
     """Accept one validated file: store the bytes, then record Document + Job(queued) in
-    one statement; the job's id is sent after commit.
+    one statement; the job's id is sent after commit. `tags` and `metadata` (checked by
+    the caller: documents.labels) label a new document; a duplicate keeps its own.
 
     Bytes identical to a document the owner already has give that document back
     (`duplicate`), with no new job unless `reprocess` asks for one. A failure after the
@@ -91,6 +96,8 @@ def create_upload(
         sha256=sha256,
         storage_key=key,
         version=1,
+        tags=tags or [],
+        metadata=metadata or {},
     )
     try:
         job = insert_document_with_job(
@@ -278,6 +285,26 @@ def make_ready(*, document_id: uuid.UUID, version: int, embed_model: str) -> Non
     Document.objects.filter(id=document_id).update(
         ready_version=version, ready_embed_model=embed_model
     )
+
+
+def relabel(
+    *,
+    document_id: uuid.UUID,
+    owner_id: int,
+    tags: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> Document:
+    """Replace a document's tags and/or metadata (None: leave it); the document as now
+    stored. Raises Document.DoesNotExist when it is not the owner's (or is gone)."""
+    changes: dict[str, Any] = {}
+    if tags is not None:
+        changes["tags"] = tags
+    if metadata is not None:
+        changes["metadata"] = metadata
+    mine = Document.objects.filter(id=document_id, owner_id=owner_id)
+    if changes and not mine.update(**changes, updated_at=timezone.now()):
+        raise Document.DoesNotExist(document_id)
+    return mine.select_related("current_job").get()
 
 
 def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:

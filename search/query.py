@@ -1,10 +1,11 @@
 """Search over the caller's ready chunks: full text, vectors, or both fused (RRF).
 
 The interface other code builds on (the API view, the page, the benchmark):
-`search(owner_id=..., q=..., k=..., mode=..., document_id=...)` answers an `Answer` of
+`search(owner_id=..., q=..., k=..., mode=..., document_id=..., filters=...)` answers an `Answer` of
 `Hit`s, best first. Validation of the input is the caller's (the API's serializer); here it
 is assumed valid.
 
+`filters` (search.scope.Filters) keep only documents with the tags and metadata asked for.
 Only chunks of each document's ready version are candidates (`version = ready_version`):
 a new version's chunks, written while it is processed, and the old version's, once the
 new one is ready, never are. Each mode:
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from search import floors, hits, stats, text_search, vector
 from search.answer import Answer, Hit
 from search.query_vector import QueryEmbeddingFailed, query_vector
-from search.scope import Scope
+from search.scope import NO_FILTERS, Filters, Scope
 
 __all__ = ["MODES", "Answer", "Hit", "rrf", "search"]
 
@@ -60,10 +61,12 @@ def search(
     k: int = 10,
     mode: str = "hybrid",
     document_id: uuid.UUID | None = None,
+    filters: Filters = NO_FILTERS,
 ) -> Answer:
-    """The owner's best `k` chunks for `q`, from each document's ready version only."""
+    """The owner's best `k` chunks for `q`, from each document's ready version only (of
+    the documents `filters` keep)."""
     started = time.perf_counter()
-    scope = Scope(owner_id=owner_id, document_id=document_id)
+    scope = Scope(owner_id=owner_id, document_id=document_id, filters=filters)
     depth = k + SPARE if mode != "hybrid" else max(k + SPARE, FUSE_DEPTH)
     embedding: list[float] | None = None
     embed_ms = 0.0

@@ -1,8 +1,9 @@
-"""Which chunks a search may return: the owner's, of each document's ready version only.
+"""Which chunks a search may return: the owner's, of each document's ready version only,
+and of documents with the tags and metadata asked for (`Filters`).
 
 The SQL reads the table that each chunk's own foreign key points to (Chunk.document): its
-`owner_id`, `ready_version` and `filename` columns. That relation is search's schema; no
-documents code is imported (pyproject.toml's import contracts).
+`owner_id`, `ready_version`, `filename`, `tags` and `metadata` columns. That relation is
+search's schema; no documents code is imported (pyproject.toml's import contracts).
 """
 
 import uuid
@@ -27,9 +28,45 @@ def ready_chunks() -> str:
 
 
 @dataclass(frozen=True)
+class Filters:
+    """Conditions on a chunk's document, as documents.labels parses them from a request.
+
+    `tags`: the document has each. `metadata`: for each condition, the document's metadata
+    contains one of its JSON objects (`{"year": "2024"}` or `{"year": 2024}`). Both are
+    containment (`@>`), which the GIN indexes on the two columns serve.
+    """
+
+    tags: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, ...], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.tags or self.metadata)
+
+    def sql(self) -> tuple[str, dict[str, Any]]:
+        """An SQL condition on `d` (the document, "" for none) and its parameters."""
+        parts: list[str] = []
+        params: dict[str, Any] = {}
+        if self.tags:
+            parts.append("d.tags @> %(filter_tags)s::varchar[]")
+            params["filter_tags"] = list(self.tags)
+        for n, readings in enumerate(self.metadata):
+            either = []
+            for m, text in enumerate(readings):
+                name = f"filter_meta_{n}_{m}"
+                either.append(f"d.metadata @> %({name})s::jsonb")
+                params[name] = text
+            parts.append("(" + " OR ".join(either) + ")")
+        return " AND ".join(parts), params
+
+
+NO_FILTERS = Filters()
+
+
+@dataclass(frozen=True)
 class Scope:
     owner_id: int
     document_id: uuid.UUID | None = None
+    filters: Filters = NO_FILTERS
 
     def sql(self) -> tuple[str, str, dict[str, Any]]:
         """(FROM …, a WHERE condition, its parameters) over `c` (the chunk) and `d` (its
@@ -45,4 +82,8 @@ class Scope:
         if self.document_id is not None:
             condition += " AND d.id = %(document_id)s"
             params["document_id"] = self.document_id
+        if self.filters:
+            filtered, filter_params = self.filters.sql()
+            condition += f" AND {filtered}"
+            params.update(filter_params)
         return tables, condition, params

@@ -32,6 +32,8 @@ class JobEventData(TypedDict):
     chunks: int  # 0 for a failure
     error: dict[str, str] | None  # {"code", "detail"} of a failure, as the API shows it
     status_url: str  # absolute, as in the upload's answer (status_url below)
+    tags: list[str]  # the document's, as the event was written
+    metadata: dict[str, str | int | float | bool]
 
 
 class JobEventBody(TypedDict):
@@ -72,6 +74,8 @@ def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -
             # The code and its plain sentence, as the API shows them (jobs.failures).
             error=failures.public_error(job) if failed else None,
             status_url=status_url(job),
+            tags=found["tags"],
+            metadata=found["metadata"],
         ),
     )
 
@@ -93,9 +97,11 @@ def record(job: Job, *, status: str, chunks: int = 0) -> None:
     # of version 1 cannot get an earlier created_at than version 2's success yet commit
     # after it (completions take the same lock, documents.services.lock_for_completion).
     document = Document.objects.select_for_update().filter(id=job.document_id)
-    found = document.values("filename", "page_count").first() or {
+    found = document.values("filename", "page_count", "tags", "metadata").first() or {
         "filename": "",
         "page_count": None,
+        "tags": [],
+        "metadata": {},
     }
     event = Event(type=event_type, owner_id=job.owner_id, document_id=job.document_id)
     event.job_id, event.created_at = job.id, timezone.now()

@@ -66,6 +66,32 @@ def test_a_failure_carries_its_code_and_detail_to_the_uploads_own_url(alice):
     assert Delivery.objects.get().url == RECEIVER
 
 
+def test_an_event_carries_the_documents_tags_and_metadata_as_they_are_at_its_end(alice):
+    job = claimed(alice, tags=["contracts", "2024"], metadata={"client": "acme", "year": 2024})
+    job.webhook_url = RECEIVER
+    job.save(update_fields=["webhook_url"])
+    # Relabelled while it was processed: the event tells what the document is at its end.
+    job.document.__class__.objects.filter(id=job.document_id).update(tags=["contracts"])
+
+    with transaction.atomic():
+        services.complete_job(job=job, total=2, ready_version=None, embed_model="hashing::384")
+
+    data = Event.objects.get().payload["data"]
+    assert data["tags"] == ["contracts"]
+    assert data["metadata"] == {"client": "acme", "year": 2024}
+
+
+def test_an_event_of_an_unlabelled_document_has_empty_tags_and_metadata(alice):
+    job = claimed(alice)
+    job.webhook_url = RECEIVER
+    job.save(update_fields=["webhook_url"])
+
+    services.fail_job(job=job, code="corrupt", detail="Broken.")
+
+    data = Event.objects.get().payload["data"]
+    assert (data["tags"], data["metadata"]) == ([], {})
+
+
 def test_nobody_listening_writes_nothing(alice):
     services.fail_job(job=claimed(alice), code="corrupt", detail="Broken.")
 
@@ -93,8 +119,8 @@ def test_the_body_has_exactly_the_fields_its_type_names_as_receivers_know_them(a
 
     [event] = Event.objects.all()
     wire = ["created_at", "data", "id", "type"]
-    data = ["chunks", "document_id", "error", "filename", "job_id", "pages", "status"]
-    data += ["status_url", "version"]
+    data = ["chunks", "document_id", "error", "filename", "job_id", "metadata", "pages"]
+    data += ["status", "status_url", "tags", "version"]
     assert sorted(event.payload) == sorted(JobEventBody.__required_keys__) == wire
     assert sorted(event.payload["data"]) == sorted(JobEventData.__required_keys__) == data
     sent = signing.body(event.payload).decode()

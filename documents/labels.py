@@ -1,0 +1,191 @@
+"""A document's tags and metadata: what they may hold, and the filters that find them.
+
+Tags are a list of strings, at most MAX_TAGS, each 1 to MAX_TAG_CHARS characters; the
+metadata a flat JSON object of string, number and boolean values, at most
+MAX_METADATA_BYTES as compact UTF-8 JSON. Both are the owner's to set (on upload, or with
+`PATCH /api/documents/{id}/`) and are matched exactly, case and all.
+
+Filters, on the document list and the search alike:
+
+- `tag=` repeated: the document has every one (`tags @> [...]`, the GIN index on tags);
+- `metadata.<key>=<value>`: the document's metadata holds `value` under `key`. A query
+  string carries text only, so `year=2024` matches the number 2024 and the string "2024",
+  and `draft=true` the boolean and the string (`metadata @> {...}` for each reading, ORed:
+  the GIN index on metadata serves each).
+
+Bad input raises `ValidationError` with the field named, which the API answers as 400
+`invalid` with `fields`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db.models import Q
+from rest_framework.exceptions import ValidationError
+
+from search.scope import Filters
+
+MAX_TAGS = 50
+MAX_TAG_CHARS = 64
+MAX_METADATA_BYTES = 8 * 1024
+MAX_KEY_CHARS = 64
+METADATA_PREFIX = "metadata."
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+
+def _text_problem(text: str) -> str | None:
+    """Why `text` cannot be stored as it is (Postgres refuses NUL; control characters
+    would show as nothing), or None."""
+    if any(unicodedata.category(ch) == "Cc" for ch in text):
+        return "holds a control character"
+    if any(unicodedata.category(ch) == "Cs" for ch in text):
+        return "holds a lone surrogate"
+    return None
+
+
+def clean_tag(raw: object, field: str = "tags") -> str:
+    """One tag: a string of 1 to MAX_TAG_CHARS characters once spaces are trimmed (NFC)."""
+    if not isinstance(raw, str):
+        raise ValidationError({field: [f"A tag is a string, not {_kind(raw)}."]})
+    tag = unicodedata.normalize("NFC", raw).strip()
+    if not tag:
+        raise ValidationError({field: ["A tag cannot be empty."]})
+    if len(tag) > MAX_TAG_CHARS:
+        too_long = f"A tag has at most {MAX_TAG_CHARS} characters; {tag[:20]!r}… has {len(tag)}."
+        raise ValidationError({field: [too_long]})
+    if problem := _text_problem(tag):
+        raise ValidationError({field: [f"The tag {tag!r} {problem}."]})
+    return tag
+
+
+def clean_tags(raw: object) -> list[str]:
+    """The tags to store: each cleaned, repeats dropped, in the order given."""
+    if not isinstance(raw, list):
+        raise ValidationError({"tags": [f"A list of strings, not {_kind(raw)}."]})
+    tags = list(dict.fromkeys(clean_tag(item) for item in raw))
+    if len(tags) > MAX_TAGS:
+        raise ValidationError(
+            {"tags": [f"At most {MAX_TAGS} tags on a document; {len(tags)} were sent."]}
+        )
+    return tags
+
+
+def clean_key(raw: object, field: str = "metadata") -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise ValidationError({field: ["A metadata key is a non-empty string."]})
+    if len(raw) > MAX_KEY_CHARS:
+        too_long = (
+            f"A metadata key has at most {MAX_KEY_CHARS} characters; {raw[:20]!r}… has {len(raw)}."
+        )
+        raise ValidationError({field: [too_long]})
+    if problem := _text_problem(raw):
+        raise ValidationError({field: [f"The metadata key {raw!r} {problem}."]})
+    return raw
+
+
+def clean_metadata(raw: object) -> dict[str, str | int | float | bool]:
+    """The metadata to store: a flat object of strings, numbers and booleans, at most
+    MAX_METADATA_BYTES of compact JSON."""
+    if not isinstance(raw, Mapping):
+        raise ValidationError({"metadata": [f"A JSON object, not {_kind(raw)}."]})
+    for key, value in raw.items():
+        clean_key(key)
+        if isinstance(value, str):
+            if problem := _text_problem(value):
+                raise ValidationError({"metadata": [f"The value of {key!r} {problem}."]})
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise ValidationError({"metadata": [f"The value of {key!r} is not a finite number."]})
+        elif not isinstance(value, bool | int | float):
+            raise ValidationError(
+                {
+                    "metadata": [
+                        f"The value of {key!r} is {_kind(value)}: metadata is flat, each value "
+                        "a string, a number or a boolean."
+                    ]
+                }
+            )
+    size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode())
+    if size > MAX_METADATA_BYTES:
+        raise ValidationError(
+            {"metadata": [f"At most {MAX_METADATA_BYTES:,} bytes of JSON; this has {size:,}."]}
+        )
+    return dict(raw)
+
+
+def metadata_from_form(values: list[str]) -> dict[str, Any] | None:
+    """A multipart upload's `metadata`: one field holding a JSON object (None: none sent)."""
+    if not values:
+        return None
+    if len(values) > 1:
+        raise ValidationError({"metadata": ["Send one metadata field, holding a JSON object."]})
+    try:
+        parsed = json.loads(values[0])
+    except ValueError as exc:
+        raise ValidationError({"metadata": [f"Not valid JSON: {exc}."]}) from None
+    return clean_metadata(parsed)
+
+
+# ---------------------------------------------------------------------------- filters
+
+
+def readings(value: str) -> list[str | int | float | bool]:
+    """What a query string's `value` may stand for in stored metadata: the string, and the
+    number or boolean it spells."""
+    meant: list[str | int | float | bool] = [value]
+    if value in ("true", "false"):
+        meant.append(value == "true")
+    elif _NUMBER.fullmatch(value):
+        number = json.loads(value)
+        if isinstance(number, int) or math.isfinite(number):
+            meant.append(number)
+    return meant
+
+
+def filters_from(params: Mapping[str, Any]) -> Filters:
+    """The `tag` and `metadata.<key>` filters of a request's query parameters (a QueryDict:
+    `getlist` gives each value of a repeated parameter)."""
+    getlist = getattr(params, "getlist", lambda name: [params[name]])
+    tags = tuple(dict.fromkeys(clean_tag(t, "tag") for t in getlist("tag")))
+    conditions: list[tuple[str, ...]] = []
+    for name in params:
+        if not name.startswith(METADATA_PREFIX):
+            continue
+        key = clean_key(name[len(METADATA_PREFIX) :], name)
+        for value in getlist(name):
+            conditions.append(
+                tuple(json.dumps({key: meant}, ensure_ascii=False) for meant in readings(value))
+            )
+    return Filters(tags=tags, metadata=tuple(conditions))
+
+
+def as_q(filters: Filters, prefix: str = "") -> Q:
+    """The filters as an ORM condition on documents (`prefix`: the path to a document)."""
+    condition = Q()
+    if filters.tags:
+        condition &= Q(**{f"{prefix}tags__contains": list(filters.tags)})
+    for readings_of_one in filters.metadata:
+        either = Q()
+        for text in readings_of_one:
+            either |= Q(**{f"{prefix}metadata__contains": json.loads(text)})
+        condition &= either
+    return condition
+
+
+def _kind(value: object) -> str:
+    names: Iterable[tuple[type, str]] = (
+        (bool, "a boolean"),
+        (int, "a number"),
+        (float, "a number"),
+        (str, "a string"),
+        (list, "a list"),
+        (dict, "an object"),
+    )
+    if value is None:
+        return "null"
+    return next((name for kind, name in names if isinstance(value, kind)), type(value).__name__)
