@@ -115,9 +115,7 @@ def test_a_new_version_refuses_labels_and_says_where_to_change_them(alice_client
 def test_patch_replaces_what_it_sends_and_leaves_the_rest(alice_client, alice):
     document = make_document(alice, tags=["old"], metadata={"year": 2023})
 
-    response = alice_client.patch(
-        f"{URL}{document.id}/", {"tags": ["new", "two"]}, format="json"
-    )
+    response = alice_client.patch(f"{URL}{document.id}/", {"tags": ["new", "two"]}, format="json")
 
     assert response.status_code == 200, response.content
     assert response.json()["tags"] == ["new", "two"]
