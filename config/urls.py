@@ -35,6 +35,7 @@ urlpatterns = [
     path("documents/<uuid:document_id>/row/", pages.row, name="page-row"),
     path("documents/<uuid:document_id>/retry/", pages.retry, name="page-retry"),
     path("documents/<uuid:document_id>/delete/", pages.delete, name="page-delete"),
+    path("documents/<uuid:document_id>/labels/", pages.relabel, name="page-labels"),
     path("search/", pages.search_results, name="page-search"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico where a page names no icon (the API's JSON, files).

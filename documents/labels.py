@@ -37,6 +37,7 @@ MAX_METADATA_BYTES = 8 * 1024
 MAX_KEY_CHARS = 64
 METADATA_PREFIX = "metadata."
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_PLAIN = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")  # a number as the page's box types it
 
 
 def _text_problem(text: str) -> str | None:
@@ -129,6 +130,35 @@ def metadata_from_form(values: list[str]) -> dict[str, Any] | None:
     except ValueError as exc:
         raise ValidationError({"metadata": [f"Not valid JSON: {exc}."]}) from None
     return clean_metadata(parsed)
+
+
+def metadata_from_lines(text: str) -> dict[str, str | int | float | bool]:
+    """The page's metadata box: a `key: value` a line (the first colon splits), `true`,
+    `false` and plain numbers typed as such, anything else a string."""
+    parsed: dict[str, Any] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        key, colon, value = line.partition(":")
+        if not colon or not key.strip():
+            raise ValidationError(
+                {"metadata": [f"The line {line.strip()!r} has no key: write it as key: value."]}
+            )
+        value = value.strip()
+        typed = (
+            readings(value)[-1] if value in ("true", "false") or _PLAIN.fullmatch(value) else value
+        )
+        parsed[key.strip()] = typed
+    return clean_metadata(parsed)
+
+
+def as_lines(metadata: Mapping[str, Any]) -> str:
+    """Metadata as the page's box shows it, keys in alphabetical order (stored as jsonb, an
+    object keeps no order of its own); metadata_from_lines reads it back."""
+    return "\n".join(
+        f"{key}: {json.dumps(v) if isinstance(v, bool) else v}"
+        for key, v in sorted(metadata.items())
+    )
 
 
 # ---------------------------------------------------------------------------- filters

@@ -8,19 +8,22 @@ every state change is a POST under Django's CSRF protection.
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.request import split_domain_port
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 from django_htmx.middleware import HtmxDetails
+from rest_framework.exceptions import ValidationError
 
 from config.auth import signed_in_user
-from documents import downloads, intake, rows, services
+from documents import downloads, intake, labels, rows, services
 from documents.models import Document
 from documents.pending import pending_documents
 from documents.refusal import Refusal
@@ -29,6 +32,7 @@ from jobs.models import JobAttempt, JobStatus
 from search import pages as search_pages
 from search import passage as passages
 from search.models import Chunk
+from search.scope import NO_FILTERS, Filters
 from search.sources import ocr_pages
 
 
@@ -42,6 +46,18 @@ PAGE_SIZE = 25
 PREVIEW_CHARACTERS = 3000
 
 
+def _tag_filter(request: HttpRequest) -> tuple[Filters, list[str], str]:
+    """The page's tag filter, `tags=` (the box: tags separated by commas; a tag's link
+    sends one): the filters, the tags, and what was wrong with them ("" when nothing)."""
+    wanted = [t for sent in request.GET.getlist("tags") for t in sent.split(",") if t.strip()]
+    try:
+        tags = list(dict.fromkeys(labels.clean_tag(t, "tags") for t in wanted))
+    except ValidationError as exc:
+        said = exc.detail.get("tags", []) if isinstance(exc.detail, dict) else exc.detail
+        return NO_FILTERS, [], " ".join(str(m) for m in said)
+    return Filters(tags=tuple(tags)), tags, ""
+
+
 def _listing(request: HttpRequest) -> dict:
     """The filtered, paged rows the page and its polling fragment show."""
     wanted = request.GET.get("status", "")
@@ -50,12 +66,20 @@ def _listing(request: HttpRequest) -> dict:
         documents = documents.filter(current_job__status=wanted)
     else:
         wanted = ""
+    filters, tags, problem = _tag_filter(request)
+    if filters:
+        documents = documents.filter(labels.as_q(filters))
     page = Paginator(documents, PAGE_SIZE).get_page(request.GET.get("page"))
     return {
         "page": page,
         "rows": rows.rows_for(list(page.object_list)),
         "status": wanted,
         "statuses": JobStatus.values,
+        "tags": tags,
+        "tags_text": ", ".join(tags),
+        "tag_problem": problem,
+        # The filter, as the pager's and the polling's links carry it on.
+        "filter_query": urlencode({"status": wanted, "tags": ", ".join(tags)}),
         "poll_seconds": settings.INGEST_PAGE_POLL_SECONDS,
     }
 
@@ -76,10 +100,14 @@ def _search(request: HttpRequest, document: Document | None = None) -> dict:
     documents searched are still being processed and not searched yet."""
     owner_id = signed_in_user(request).pk
     document_id = None if document is None else document.id
+    filters, _, _ = _tag_filter(request)
     return search_pages.results_context(
         request,
-        pending=lambda: pending_documents(owner_id=owner_id, document_id=document_id),
+        pending=lambda: pending_documents(
+            owner_id=owner_id, document_id=document_id, filters=filters
+        ),
         document_id=document_id,
+        filters=filters,
     )
 
 
@@ -192,9 +220,38 @@ def delete(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def relabel(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    """The document page's labels form: `tags` (separated by commas) and `metadata` (a
+    `key: value` a line) replace the document's own; back to its page, or the page again
+    with what was wrong (400) and nothing changed."""
+    document = _owned(request, document_id)
+    sent_tags = [t for t in request.POST.get("tags", "").split(",") if t.strip()]
+    try:
+        tags = labels.clean_tags(sent_tags)
+        metadata = labels.metadata_from_lines(request.POST.get("metadata", ""))
+    except ValidationError as exc:
+        said = exc.detail.values() if isinstance(exc.detail, dict) else [exc.detail]
+        problem = " ".join(str(m) for messages in said for m in messages)
+        return _detail(request, document, labels_problem=problem, status=400)
+    try:
+        services.relabel(
+            document_id=document.id, owner_id=document.owner_id, tags=tags, metadata=metadata
+        )
+    except Document.DoesNotExist as exc:  # deleted meanwhile
+        raise Http404 from exc
+    return redirect(reverse("page-detail", args=[document.id]) + "#labels")
+
+
+@login_required
 @require_GET
 def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
-    document = _owned(request, document_id)
+    return _detail(request, _owned(request, document_id))
+
+
+def _detail(
+    request: HttpRequest, document: Document, *, labels_problem: str = "", status: int = 200
+) -> HttpResponse:
     # Each with the plain sentence its owner reads (jobs.failures), not the stored detail.
     jobs = [(job, failures.job_sentence(job)) for job in document.jobs.order_by("-created_at")]
     attempts = [
@@ -235,5 +292,14 @@ def detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
         "scoped": document,
         "q": "",
         "answer": None,
+        "tags_text": ", ".join(document.tags),
+        "metadata_lines": labels.as_lines(document.metadata),
+        "metadata_pairs": [
+            line.split(": ", 1) for line in labels.as_lines(document.metadata).splitlines()
+        ],
+        "labels_problem": labels_problem,
     }
-    return render(request, "documents/detail.html", context)
+    if labels_problem:  # the form shows what was sent, to be mended
+        context["tags_text"] = request.POST.get("tags", "")
+        context["metadata_lines"] = request.POST.get("metadata", "")
+    return render(request, "documents/detail.html", context, status=status)

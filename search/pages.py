@@ -19,6 +19,7 @@ from django.shortcuts import render
 
 from config import rate_counter
 from search import query
+from search.scope import NO_FILTERS, Filters
 
 MAX_QUERY_CHARACTERS = 1000  # as the API's query_too_long
 PAGE_RESULTS = 10
@@ -29,10 +30,11 @@ def results_context(
     *,
     pending: Callable[[], int] = lambda: 0,
     document_id: uuid.UUID | None = None,
+    filters: Filters = NO_FILTERS,
 ) -> dict:
     """What the results template shows for `?q=`: nothing yet, a refusal, or the hits
-    (of the one document `document_id`, when given), and how many documents are still
-    being processed and not searched (`pending()`)."""
+    (of the one document `document_id`, when given; of the documents `filters` keep), and
+    how many documents are still being processed and not searched (`pending()`)."""
     q = request.GET.get("q", "")
     context: dict = {"q": q, "answer": None, "problem": "", "pending": 0}
     if not q.strip():
@@ -52,7 +54,12 @@ def results_context(
         context["http_status"] = 429
         return context
     context["answer"] = query.search(
-        owner_id=owner_id, q=q, k=PAGE_RESULTS, mode="hybrid", document_id=document_id
+        owner_id=owner_id,
+        q=q,
+        k=PAGE_RESULTS,
+        mode="hybrid",
+        document_id=document_id,
+        filters=filters,
     )
     context["pending"] = pending()
     return context

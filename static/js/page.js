@@ -56,6 +56,11 @@
     try { body = JSON.parse(xhr.responseText || "{}"); } catch (e) { body = {}; }
     var result = (body.results && body.results[0]) || {};
     var detail = (result.error && result.error.detail) || body.detail;
+    if (body.code === "invalid" && body.fields) {  // bad tags or metadata: say which, and why
+      detail = Object.keys(body.fields).map(function (name) {
+        return name + ": " + [].concat(body.fields[name]).join(" ");
+      }).join(" ");
+    }
     var retryAfter = parseInt(xhr.getResponseHeader("Retry-After"), 10);
     switch (xhr.status) {
       case 429:
@@ -217,6 +222,34 @@
     versionAccepted(result);
   }
 
+  // The upload form's labels, as the API takes them: `tags` repeated, `metadata` one JSON
+  // object. Metadata is typed a `key: value` a line; true, false and numbers stay typed.
+  function labelled(data) {
+    var tags = document.getElementById("upload-tags");
+    var lines = document.getElementById("upload-metadata");
+    if (tags) {
+      tags.value.split(",").forEach(function (tag) {
+        if (tag.trim()) data.append("tags", tag.trim());
+      });
+    }
+    if (!lines || !lines.value.trim()) return null;
+    var metadata = {};
+    var bad = null;
+    lines.value.split("\n").forEach(function (line) {
+      if (!line.trim()) return;
+      var colon = line.indexOf(":");
+      if (colon < 1) { bad = bad || line.trim(); return; }
+      var key = line.slice(0, colon).trim();
+      var value = line.slice(colon + 1).trim();
+      if (value === "true" || value === "false") metadata[key] = value === "true";
+      else if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value)) metadata[key] = Number(value);
+      else metadata[key] = value;
+    });
+    if (bad) return "The metadata line \u201c" + bad + "\u201d has no key: write it as key: value.";
+    data.append("metadata", JSON.stringify(metadata));
+    return null;
+  }
+
   function send(upload) {
     var file = upload.file;
     var item = upload.item;
@@ -224,6 +257,14 @@
     var xhr = new XMLHttpRequest();
     var data = new FormData();
     data.append("file", file, file.name);
+    if (!upload.version) {
+      var problem = labelled(data);
+      if (problem) {
+        settle(item, "refused", problem);
+        next();
+        return;
+      }
+    }
     sending += 1;
     item.setAttribute("data-state", "sending");
     item.querySelector(".state").textContent = "sending";

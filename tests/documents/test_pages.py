@@ -198,6 +198,41 @@ def test_sizes_read_as_the_upload_refusals_write_them(alice, settings):
     assert "<dd>19.5 KiB</dd>" in detail
 
 
+def test_the_tag_filter_keeps_documents_with_every_tag_and_the_pager_carries_it(alice):
+    tagged = [make_document(alice, tags=["papers", "2024"]) for _ in range(27)]
+    make_document(alice, tags=["papers"])
+    client = signed_in(alice)
+    htmx = {"HX-Request": "true"}
+
+    first = client.get("/documents/rows/?tags=papers, 2024", headers=htmx).content.decode()
+    bad = client.get("/documents/rows/?tags=" + "x" * 65, headers=htmx)
+
+    assert len(row_ids(first)) == 25
+    assert set(row_ids(first)) <= {str(d.id) for d in tagged}
+    assert "tags=papers%2C+2024&page=2" in first
+    assert bad.status_code == 200, "a bad filter shows every document and says why"
+    assert len(row_ids(bad.content.decode())) == 25
+
+
+def test_the_labels_form_replaces_tags_and_metadata_or_changes_nothing(alice):
+    document = make_document(alice, tags=["old"], metadata={"k": "v"})
+    client = signed_in(alice)
+
+    saved = client.post(
+        f"/documents/{document.id}/labels/", {"tags": "new, two", "metadata": "year: 2024"}
+    )
+    refused = client.post(
+        f"/documents/{document.id}/labels/", {"tags": "fine", "metadata": "no key here"}
+    )
+
+    assert saved.status_code == 302
+    assert saved["Location"] == f"/documents/{document.id}/#labels"
+    assert refused.status_code == 400
+    assert "has no key" in refused.content.decode()
+    document.refresh_from_db()
+    assert (document.tags, document.metadata) == (["new", "two"], {"year": 2024})
+
+
 def test_another_users_document_is_not_found_everywhere(alice, bob):
     theirs = make_document(bob)
     fail(theirs)
@@ -208,9 +243,10 @@ def test_another_users_document_is_not_found_everywhere(alice, bob):
         client.get(f"/documents/{theirs.id}/row/").status_code,
         client.post(f"/documents/{theirs.id}/retry/").status_code,
         client.post(f"/documents/{theirs.id}/delete/").status_code,
+        client.post(f"/documents/{theirs.id}/labels/", {"tags": "mine"}).status_code,
     ]
 
-    assert answers == [404, 404, 404, 404]
+    assert answers == [404, 404, 404, 404, 404]
     assert Job.objects.get(id=theirs.current_job_id).status == JobStatus.FAILED
 
 

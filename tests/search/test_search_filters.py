@@ -26,7 +26,9 @@ def labelled(owner, name: str, *, tags=(), metadata=None) -> Document:
 @pytest.fixture
 def shelf(alice, bob):
     return {
-        "contract": labelled(alice, "contract", tags=["contracts", "2024"], metadata={"year": 2024}),
+        "contract": labelled(
+            alice, "contract", tags=["contracts", "2024"], metadata={"year": 2024}
+        ),
         "old": labelled(alice, "old", tags=["contracts"], metadata={"year": "2019"}),
         "memo": labelled(alice, "memo", metadata={"draft": True}),
         "bobs": labelled(bob, "bobs", tags=["contracts", "2024"], metadata={"year": 2024}),
