@@ -2,7 +2,8 @@
 `make bench` runs it) and its figures hold what the search promises at that small scale:
 the corpus sentences find their documents, the small account's filtered vector search
 matches an exact scan, every mode answers, nothing is degraded, queries that can match
-nothing answer nothing, and the paraphrase stage runs both offline providers. The results
+nothing answer nothing, the tag and metadata filters keep to their documents, and the
+paraphrase stage runs both offline providers. The results
 page is left alone. About 45 s."""
 
 import hashlib
@@ -62,6 +63,12 @@ def test_the_quick_search_benchmark_runs_and_its_figures_hold(tmp_path):
     assert semantic["local"]["floor"] > 0.2  # measured on the corpus, over unrelated text
     assert semantic["local"]["noise_answered"] == 0
     assert semantic["local"]["chunks_per_cpu_second"] > 0
+
+    filtered = {row["filter"]: row for row in figures["filtered"]["rows"]}
+    assert len(filtered) == 3
+    assert all(row["queries"] > 0 and row["outside"] == 0 for row in filtered.values())
+    assert filtered["tag, 1 % of the documents"]["recall"] >= 0.95
+    assert filtered["metadata, 1 % of the documents"]["recall"] >= 0.95
 
     speed = figures["speed"]
     assert {row["mode"] for row in speed} == {"hybrid", "vector", "text"}
