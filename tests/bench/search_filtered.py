@@ -25,7 +25,8 @@ from typing import Any
 import psycopg
 
 from tests.bench.report import percentile
-from tests.bench.search_synthetic import FUNCTION_WORDS, Corpus
+from tests.bench.search_queries import words_of
+from tests.bench.search_synthetic import Corpus
 
 K = 10
 RECALL_TARGET = 0.95
@@ -74,12 +75,7 @@ def _queries(conn: Any, documents: list, count: int, rng: random.Random) -> list
         " AND c.version = d.ready_version WHERE d.id = ANY(%s) ORDER BY random() LIMIT %s",
         (documents, count * 2),
     ).fetchall()
-    skip = set(FUNCTION_WORDS)
-    texts: list[str] = []
-    for (text,) in rows:
-        words = sorted({w for w in text.split() if w not in skip})
-        if len(words) >= 4:
-            texts.append(" ".join(rng.sample(words, rng.randint(2, 4))))
+    texts = words_of([text for (text,) in rows], count, rng)
     while texts and len(texts) < count:  # a 1 % filter may hold few chunks: reuse, reshuffled
         texts.append(" ".join(rng.sample(texts[len(texts) % len(texts)].split(), 2)))
     return texts[:count]

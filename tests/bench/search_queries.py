@@ -24,9 +24,14 @@ def query_texts(conn: Any, owner_id: int, count: int, rng: random.Random) -> lis
     rows = conn.execute(
         ready_chunks_sql("c.text") + " ORDER BY random() LIMIT %s", (owner_id, count * 2)
     ).fetchall()
+    return words_of([text for (text,) in rows], count, rng)
+
+
+def words_of(chunks: list[str], count: int, rng: random.Random) -> list[str]:
+    """Up to `count` queries of 2-4 content words, each from one of `chunks`, in order."""
     skip = set(FUNCTION_WORDS)
     texts: list[str] = []
-    for (text,) in rows:
+    for text in chunks:
         words = sorted({w for w in text.split() if w not in skip})
         if len(words) >= 4:
             texts.append(" ".join(rng.sample(words, rng.randint(2, 4))))
