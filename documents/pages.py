@@ -47,9 +47,10 @@ PREVIEW_CHARACTERS = 3000
 
 
 def _tag_filter(request: HttpRequest) -> tuple[Filters, list[str], str]:
-    """The page's tag filter, `tags=` (the box: tags separated by commas; a tag's link
-    sends one): the filters, the tags, and what was wrong with them ("" when nothing)."""
-    wanted = [t for sent in request.GET.getlist("tags") for t in sent.split(",") if t.strip()]
+    """The page's tag filter: `tags=` (the box: tags separated by commas) and `tag=` (a
+    tag's link: one, exactly); the filters, the tags, and what was wrong ("" if nothing)."""
+    wanted = request.GET.getlist("tag")
+    wanted += [t for sent in request.GET.getlist("tags") for t in sent.split(",") if t.strip()]
     try:
         tags = list(dict.fromkeys(labels.clean_tag(t, "tags") for t in wanted))
     except ValidationError as exc:
@@ -79,7 +80,7 @@ def _listing(request: HttpRequest) -> dict:
         "tags_text": ", ".join(tags),
         "tag_problem": problem,
         # The filter, as the pager's and the polling's links carry it on.
-        "filter_query": urlencode({"status": wanted, "tags": ", ".join(tags)}),
+        "filter_query": urlencode([("status", wanted), *(("tag", t) for t in tags)]),
         "poll_seconds": settings.INGEST_PAGE_POLL_SECONDS,
     }
 
