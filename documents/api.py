@@ -298,7 +298,7 @@ def _labels(request: Request) -> intake.Labels:
     sent_tags = request.POST.getlist("tags")
     return intake.Labels(
         tags=labels.clean_tags(sent_tags) if sent_tags else [],
-        metadata=labels.metadata_from_form(request.POST.getlist("metadata")) or {},
+        metadata=labels.metadata_from_form(request.POST.getlist("metadata")),
     )
 
 

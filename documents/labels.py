@@ -37,7 +37,8 @@ MAX_METADATA_BYTES = 8 * 1024
 MAX_KEY_CHARS = 64
 METADATA_PREFIX = "metadata."
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
-_PLAIN = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")  # a number as the page's box types it
+# What the page's box keeps typed: true, false, and a number as people write one.
+_PLAIN = re.compile(r"true|false|-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 
 
 def _text_problem(text: str) -> str | None:
@@ -119,10 +120,10 @@ def clean_metadata(raw: object) -> dict[str, str | int | float | bool]:
     return dict(raw)
 
 
-def metadata_from_form(values: list[str]) -> dict[str, Any] | None:
-    """A multipart upload's `metadata`: one field holding a JSON object (None: none sent)."""
+def metadata_from_form(values: list[str]) -> dict[str, Any]:
+    """A multipart upload's `metadata`: one field holding a JSON object ({}: none sent)."""
     if not values:
-        return None
+        return {}
     if len(values) > 1:
         raise ValidationError({"metadata": ["Send one metadata field, holding a JSON object."]})
     try:
@@ -145,20 +146,29 @@ def metadata_from_lines(text: str) -> dict[str, str | int | float | bool]:
                 {"metadata": [f"The line {line.strip()!r} has no key: write it as key: value."]}
             )
         value = value.strip()
-        typed = (
-            readings(value)[-1] if value in ("true", "false") or _PLAIN.fullmatch(value) else value
-        )
-        parsed[key.strip()] = typed
+        parsed[key.strip()] = readings(value)[-1] if _PLAIN.fullmatch(value) else value
     return clean_metadata(parsed)
 
 
-def as_lines(metadata: Mapping[str, Any]) -> str:
-    """Metadata as the page's box shows it, keys in alphabetical order (stored as jsonb, an
-    object keeps no order of its own); metadata_from_lines reads it back."""
-    return "\n".join(
-        f"{key}: {json.dumps(v) if isinstance(v, bool) else v}"
+def shown(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Metadata as the page shows it: (key, value as typed), keys in alphabetical order
+    (stored as jsonb, an object keeps no order of its own)."""
+    return [
+        (key, json.dumps(v) if isinstance(v, bool) else str(v))
         for key, v in sorted(metadata.items())
-    )
+    ]
+
+
+def as_lines(metadata: Mapping[str, Any]) -> str:
+    """Metadata as the page's box holds it; metadata_from_lines reads it back."""
+    return "\n".join(f"{key}: {value}" for key, value in shown(metadata))
+
+
+def said(exc: ValidationError) -> str:
+    """A ValidationError's messages as one sentence, for the page."""
+    detail = exc.detail
+    messages = detail.values() if isinstance(detail, dict) else [detail]
+    return " ".join(str(m) for listed in messages for m in listed)
 
 
 # ---------------------------------------------------------------------------- filters
@@ -182,15 +192,12 @@ def filters_from(params: Mapping[str, Any]) -> Filters:
     `getlist` gives each value of a repeated parameter)."""
     getlist = getattr(params, "getlist", lambda name: [params[name]])
     tags = tuple(dict.fromkeys(clean_tag(t, "tag") for t in getlist("tag")))
-    conditions: list[tuple[str, ...]] = []
-    for name in params:
-        if not name.startswith(METADATA_PREFIX):
-            continue
-        key = clean_key(name[len(METADATA_PREFIX) :], name)
-        for value in getlist(name):
-            conditions.append(
-                tuple(json.dumps({key: meant}, ensure_ascii=False) for meant in readings(value))
-            )
+    conditions = [
+        (clean_key(name[len(METADATA_PREFIX) :], name), tuple(readings(value)))
+        for name in params
+        if name.startswith(METADATA_PREFIX)
+        for value in getlist(name)
+    ]
     return Filters(tags=tags, metadata=tuple(conditions))
 
 
@@ -199,10 +206,10 @@ def as_q(filters: Filters, prefix: str = "") -> Q:
     condition = Q()
     if filters.tags:
         condition &= Q(**{f"{prefix}tags__contains": list(filters.tags)})
-    for readings_of_one in filters.metadata:
+    for key, values in filters.metadata:
         either = Q()
-        for text in readings_of_one:
-            either |= Q(**{f"{prefix}metadata__contains": json.loads(text)})
+        for value in values:
+            either |= Q(**{f"{prefix}metadata__contains": {key: value}})
         condition &= either
     return condition
 

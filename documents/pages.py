@@ -54,8 +54,7 @@ def _tag_filter(request: HttpRequest) -> tuple[Filters, list[str], str]:
     try:
         tags = list(dict.fromkeys(labels.clean_tag(t, "tags") for t in wanted))
     except ValidationError as exc:
-        said = exc.detail.get("tags", []) if isinstance(exc.detail, dict) else exc.detail
-        return NO_FILTERS, [], " ".join(str(m) for m in said)
+        return NO_FILTERS, [], labels.said(exc)
     return Filters(tags=tuple(tags)), tags, ""
 
 
@@ -232,9 +231,7 @@ def relabel(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
         tags = labels.clean_tags(sent_tags)
         metadata = labels.metadata_from_lines(request.POST.get("metadata", ""))
     except ValidationError as exc:
-        said = exc.detail.values() if isinstance(exc.detail, dict) else [exc.detail]
-        problem = " ".join(str(m) for messages in said for m in messages)
-        return _detail(request, document, labels_problem=problem, status=400)
+        return _detail(request, document, labels_problem=labels.said(exc), status=400)
     try:
         services.relabel(
             document_id=document.id, owner_id=document.owner_id, tags=tags, metadata=metadata
@@ -295,9 +292,7 @@ def _detail(
         "answer": None,
         "tags_text": ", ".join(document.tags),
         "metadata_lines": labels.as_lines(document.metadata),
-        "metadata_pairs": [
-            line.split(": ", 1) for line in labels.as_lines(document.metadata).splitlines()
-        ],
+        "metadata_pairs": labels.shown(document.metadata),
         "labels_problem": labels_problem,
     }
     if labels_problem:  # the form shows what was sent, to be mended

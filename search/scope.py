@@ -6,6 +6,7 @@ The SQL reads the table that each chunk's own foreign key points to (Chunk.docum
 search's schema; no documents code is imported (pyproject.toml's import contracts).
 """
 
+import json
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -31,13 +32,13 @@ def ready_chunks() -> str:
 class Filters:
     """Conditions on a chunk's document, as documents.labels parses them from a request.
 
-    `tags`: the document has each. `metadata`: for each condition, the document's metadata
-    contains one of its JSON objects (`{"year": "2024"}` or `{"year": 2024}`). Both are
+    `tags`: the document has each. `metadata`: for each (key, values), the document's
+    metadata holds one of the values under the key (`"2024"` or `2024`). Both are
     containment (`@>`), which the GIN indexes on the two columns serve.
     """
 
     tags: tuple[str, ...] = ()
-    metadata: tuple[tuple[str, ...], ...] = ()
+    metadata: tuple[tuple[str, tuple[str | int | float | bool, ...]], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.tags or self.metadata)
@@ -49,12 +50,12 @@ class Filters:
         if self.tags:
             parts.append("d.tags @> %(filter_tags)s::varchar[]")
             params["filter_tags"] = list(self.tags)
-        for n, readings in enumerate(self.metadata):
+        for n, (key, values) in enumerate(self.metadata):
             either = []
-            for m, text in enumerate(readings):
+            for m, value in enumerate(values):
                 name = f"filter_meta_{n}_{m}"
                 either.append(f"d.metadata @> %({name})s::jsonb")
-                params[name] = text
+                params[name] = json.dumps({key: value})
             parts.append("(" + " OR ".join(either) + ")")
         return " AND ".join(parts), params
 
