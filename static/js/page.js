@@ -125,7 +125,18 @@
     }
   }
 
-  // Put a document's row at the top of the list, if the list shows rows in its status:
+  // Whether a row has every tag the list is filtered by (the "with tags" box).
+  function hasFilterTags(row) {
+    var box = document.getElementById("tag-filter");
+    if (!box || !box.value.trim()) return true;
+    var has = Array.prototype.map.call(row.querySelectorAll("a.tag"), function (a) { return a.textContent; });
+    return box.value.split(",").every(function (tag) {
+      return !tag.trim() || has.indexOf(tag.trim()) !== -1;
+    });
+  }
+
+  // Put a document's row at the top of the list, if the list shows rows in its status
+  // and with the tags it is filtered by:
   // one this page just uploaded (queued), or one uploaded elsewhere that a push announces.
   function showRow(documentId, status) {
     var listing = document.getElementById("listing");
@@ -148,6 +159,7 @@
         var template = document.createElement("template");
         template.innerHTML = html.trim();
         var row = template.content.firstElementChild;
+        if (!hasFilterTags(row)) return;
         var existing = document.getElementById(row.id);
         if (existing) existing.replaceWith(row); else rows.prepend(row);
         var empty = rows.querySelector("tr.empty");
