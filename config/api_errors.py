@@ -96,17 +96,18 @@ _UNSAFE = (
     "A session without its CSRF token, or an account not allowed to do this (`permission_denied`).",
 )
 _UNSAFE_METHODS = {"post", "put", "patch", "delete"}
-# config.middleware answers any request this way while the database cannot be reached.
+# config.middleware answers any request this way while the database or the object storage
+# cannot be reached.
 _NO_DATABASE = (
     "503",
-    "The database is not answering, for a moment (`database_unavailable`): try again "
-    "after Retry-After seconds.",
+    "The database or the file storage is not answering, for a moment "
+    "(`database_unavailable`, `storage_unavailable`): try again after Retry-After seconds.",
 )
 
 
 def declare_errors(result: dict, generator: object, request: object, public: bool) -> dict:
     """drf-spectacular postprocessing hook: every operation that needs a user declares 401,
-    every one that changes something 403, and every one 503 (no database), each as
+    every one that changes something 403, and every one 503 (no database or storage), each as
     {"code", "detail"} unless the operation declares its own, so a client (and the fuzz
     test's status and schema checks) knows every answer the API can give."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})

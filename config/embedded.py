@@ -309,7 +309,7 @@ def ensure_redis(workdir: Path) -> str:
         port = _kept_port(workdir)
         if port and redis_answers(port):
             return f"redis://127.0.0.1:{port}/0"
-        if not port or not _port_free(port):
+        if not port or not port_free(port):
             port = free_port()
         command = redis_command(redis_binary(), port, workdir, persist=True)
         command += ["--daemonize", "yes", "--pidfile", str(workdir / "redis.pid")]
@@ -335,7 +335,7 @@ def stop_redis(workdir: Path) -> bool:
     return True
 
 
-def _port_free(port: int) -> bool:
+def port_free(port: int) -> bool:
     with socket.socket() as sock:
         # As redis-server does: a port held only by closed connections is free.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -1,11 +1,12 @@
 """Answers the views never have to give themselves: 400 for a query string holding a
 NUL character (which no text column can store), 400 with a page that says why for a host
-name the site does not answer to, and 503 + Retry-After, not 500, while the database
-cannot be reached."""
+name the site does not answer to, and 503 + Retry-After, not 500, while the database or
+the object storage cannot be reached."""
 
 import logging
 from collections.abc import Callable
 
+from botocore.exceptions import ClientError, HTTPClientError
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.db import InterfaceError, OperationalError, connection
@@ -15,17 +16,38 @@ from django.shortcuts import render
 
 log = logging.getLogger(__name__)
 
-# A restart or failover of Postgres takes seconds; clients may try again after this many.
+# A restart or failover of Postgres or of the S3 server takes seconds; clients may try
+# again after this many.
 RETRY_AFTER_SECONDS = 5
 DETAIL = (
     f"The database is not answering (it may be restarting); try again in "
     f"{RETRY_AFTER_SECONDS} seconds. No file of this request was kept unless it was recorded."
 )
+STORAGE_DETAIL = (
+    f"The file storage is not answering (it may be restarting); try again in "
+    f"{RETRY_AFTER_SECONDS} seconds. Nothing of this request was recorded."
+)
+# What an S3 server answers while it is overloaded or starting (a 5xx with these codes).
+STORAGE_BUSY_CODES = {"SlowDown", "ServiceUnavailable", "InternalError", "503", "500"}
 
 
-class DatabaseUnavailableMiddleware:
-    """A view that could not reach the database answers 503 with Retry-After: JSON with
-    a `code` under /api/, a short page elsewhere. Every other error is left alone."""
+def unavailable(exception: BaseException) -> tuple[str, str] | None:
+    """(code, detail) when `exception` says the database or the object storage cannot be
+    reached now; None for every other error."""
+    if isinstance(exception, OperationalError | InterfaceError):
+        return "database_unavailable", DETAIL
+    if isinstance(exception, HTTPClientError):  # botocore: refused, reset, timed out
+        return "storage_unavailable", STORAGE_DETAIL
+    if isinstance(exception, ClientError):
+        if exception.response.get("Error", {}).get("Code") in STORAGE_BUSY_CODES:
+            return "storage_unavailable", STORAGE_DETAIL
+    return None
+
+
+class ServiceUnavailableMiddleware:
+    """A view that could not reach the database or the object storage answers 503 with
+    Retry-After: JSON with a `code` (`database_unavailable`, `storage_unavailable`)
+    under /api/, a short page elsewhere. Every other error is left alone."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -34,16 +56,17 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, OperationalError | InterfaceError):
+        answer = unavailable(exception)
+        if answer is None:
             return None
-        log.warning("database unavailable for %s %s: %s", request.method, request.path, exception)
-        connection.close()  # the next request opens a new connection
+        code, detail = answer
+        log.warning("%s for %s %s: %s", code, request.method, request.path, exception)
+        if code == "database_unavailable":
+            connection.close()  # the next request opens a new connection
         if request.path.startswith("/api/"):
-            response: HttpResponse = JsonResponse(
-                {"code": "database_unavailable", "detail": DETAIL}, status=503
-            )
+            response: HttpResponse = JsonResponse({"code": code, "detail": detail}, status=503)
         else:
-            response = HttpResponse(DETAIL, status=503, content_type="text/plain; charset=utf-8")
+            response = HttpResponse(detail, status=503, content_type="text/plain; charset=utf-8")
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
 

@@ -112,7 +112,7 @@ MIDDLEWARE = [
     # Turns a login that django-axes refused into the sign-in page with its reason, 429.
     "axes.middleware.AxesMiddleware",
     # Last, so it sees the views' exceptions first: no database → 503, not 500.
-    "config.middleware.DatabaseUnavailableMiddleware",
+    "config.middleware.ServiceUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -1,9 +1,10 @@
-"""Storage fixtures: a private local media root, and a real S3-compatible server.
+"""Storage fixtures: a private local media root, and a real S3 server.
 
-The S3 server is moto in standalone mode: a real HTTP server in a thread of the test
-process, spoken to by boto3 over a socket exactly as AWS or MinIO would be. Nothing is
-mocked inside boto3. The storage settings come from config/settings.py itself, run with
-the INGEST_S3_* variables, so the tests use the options a deployment would.
+The S3 server is SeaweedFS (`weed mini`, tests/harness/s3.py): a process of its own,
+spoken to by boto3 over a socket exactly as AWS or MinIO would be, with one identity
+whose signature it checks. Nothing is mocked inside boto3. The storage settings come
+from config/settings.py itself, run with the INGEST_S3_* variables, so the tests use the
+options a deployment would.
 """
 
 import gc
@@ -15,20 +16,17 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import boto3
 import pytest
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.test import override_settings
-from moto.server import ThreadedMotoServer
 from storages.backends.s3 import S3Storage
 
 from documents import consumers
+from tests.harness.s3 import S3Server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "ingest-tests"
-CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
-REGION = "us-east-1"
 FILESYSTEM = "django.core.files.storage.FileSystemStorage"
 
 
@@ -62,42 +60,27 @@ def storages_for_environment(variables: dict[str, str]) -> dict:
 
 
 @pytest.fixture(scope="session")
-def s3_endpoint() -> Iterator[str]:
-    """URL of a moto S3 server on 127.0.0.1, with the bucket BUCKET, for the whole run."""
-    # Port 0: the kernel picks a free port at bind time, so no other process can take it
-    # between choosing and binding.
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    # The server's per-request access log would bury a failing test's own output.
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    s3_client(endpoint).create_bucket(Bucket=BUCKET)
-    yield endpoint
+def s3_server(tmp_path_factory) -> Iterator[S3Server]:
+    """A SeaweedFS S3 server on 127.0.0.1 with the bucket BUCKET, for the whole run."""
+    server = S3Server(tmp_path_factory.mktemp("s3"), bucket=BUCKET).start()
+    yield server
     server.stop()
 
 
-def s3_client(endpoint: str):
-    return boto3.client("s3", endpoint_url=endpoint, region_name=REGION, **CREDENTIALS)
+@pytest.fixture(scope="session")
+def s3_endpoint(s3_server) -> str:
+    return s3_server.url
 
 
 @pytest.fixture(scope="session")
-def s3_storages(s3_endpoint) -> dict:
-    """STORAGES for the moto bucket, as config/settings.py builds it from INGEST_S3_*."""
-    return storages_for_environment(
-        {
-            "INGEST_S3_BUCKET": BUCKET,
-            "INGEST_S3_ENDPOINT_URL": s3_endpoint,
-            "INGEST_S3_REGION": REGION,
-            "INGEST_S3_ACCESS_KEY_ID": CREDENTIALS["aws_access_key_id"],
-            "INGEST_S3_SECRET_ACCESS_KEY": CREDENTIALS["aws_secret_access_key"],
-        }
-    )
+def s3_storages(s3_server) -> dict:
+    """STORAGES for the test bucket, as config/settings.py builds it from INGEST_S3_*."""
+    return storages_for_environment(s3_server.variables)
 
 
 @pytest.fixture
-def s3_bucket(s3_endpoint, s3_storages):
-    """The default storage pointed at the (emptied) moto bucket; yields a boto3 client.
+def s3_bucket(s3_server, s3_storages):
+    """The default storage pointed at the (emptied) test bucket; yields a boto3 client.
 
     override_settings sends setting_changed, and Django's storages_changed receiver
     (django/test/signals.py) then forgets the storages it built and empties the lazy
@@ -105,12 +88,11 @@ def s3_bucket(s3_endpoint, s3_storages):
     worker included, builds an S3Storage on its next use. The isinstance check below
     (LazyObject forwards __class__) proves it did.
     """
-    client = s3_client(s3_endpoint)
-    _empty(client)
+    s3_server.empty()
     with override_settings(STORAGES=s3_storages):
         assert isinstance(default_storage, S3Storage), "default_storage was not reset"
-        yield client
-    _empty(client)
+        yield s3_server.client()
+    s3_server.empty()
 
 
 @pytest.fixture
@@ -133,12 +115,6 @@ def storage_kind(request) -> str:
     """Run the test once on local storage and once on S3; the storage is the default."""
     request.getfixturevalue("local_media" if request.param == "local" else "s3_bucket")
     return request.param
-
-
-def _empty(client) -> None:
-    listing = client.list_objects_v2(Bucket=BUCKET)
-    for entry in listing.get("Contents", []):
-        client.delete_object(Bucket=BUCKET, Key=entry["Key"])
 
 
 @pytest.fixture(scope="session", autouse=True)

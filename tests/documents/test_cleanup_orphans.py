@@ -1,6 +1,6 @@
 """manage.py cleanup_orphans: stored files no document references, on local storage and S3.
 
-Tests taking `storage_kind` run twice: on a private local media root and on the moto
+Tests taking `storage_kind` run twice: on a private local media root and on the SeaweedFS
 bucket (tests/documents/conftest.py), both as the default storage.
 """
 

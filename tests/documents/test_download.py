@@ -1,5 +1,5 @@
 """GET /api/documents/<id>/file/?version=N: the original file of any version, streamed, for
-its owner only, on local storage and on S3 (a moto server, tests/documents/conftest.py)."""
+its owner only, on local storage and on S3 (a SeaweedFS server, tests/documents/conftest.py)."""
 
 from urllib.parse import quote
 

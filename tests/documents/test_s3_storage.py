@@ -1,6 +1,6 @@
 """Uploads on S3-compatible object storage: the settings, the real upload API, the worker.
 
-Every S3 call here crosses a socket to a moto server (tests/documents/conftest.py).
+Every S3 call here crosses a socket to a SeaweedFS server (tests/documents/conftest.py).
 """
 
 import pytest
