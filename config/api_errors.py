@@ -17,6 +17,7 @@ class Refused(exceptions.APIException):
         self.status_code = status_code
         self.code = code
         self.retry_after = retry_after
+        self.content_range: str | None = None  # a 416's `bytes */<size>`
 
 
 NOT_FOUND = "Nothing here: the id is unknown or not yours, or the path is no API endpoint."
@@ -66,6 +67,8 @@ def handle(exc: Exception, context: dict) -> Response | None:
         response.data = {"code": exc.code, "detail": str(exc.detail)}
         if exc.retry_after is not None:
             response["Retry-After"] = str(exc.retry_after)
+        if exc.content_range is not None:
+            response["Content-Range"] = exc.content_range
     elif isinstance(exc, exceptions.ValidationError):
         response.data = {
             "code": "invalid",

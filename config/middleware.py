@@ -6,13 +6,14 @@ the object storage cannot be reached."""
 import logging
 from collections.abc import Callable
 
-from botocore.exceptions import ClientError, HTTPClientError
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from django.shortcuts import render
+
+from config.unavailable import storage_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +28,6 @@ STORAGE_DETAIL = (
     f"The file storage is not answering (it may be restarting); try again in "
     f"{RETRY_AFTER_SECONDS} seconds. Nothing of this request was recorded."
 )
-# What an S3 server answers while it is overloaded or starting (a 5xx with these codes).
-STORAGE_BUSY_CODES = {"SlowDown", "ServiceUnavailable", "InternalError", "503", "500"}
 
 
 def unavailable(exception: BaseException) -> tuple[str, str] | None:
@@ -36,11 +35,8 @@ def unavailable(exception: BaseException) -> tuple[str, str] | None:
     reached now; None for every other error."""
     if isinstance(exception, OperationalError | InterfaceError):
         return "database_unavailable", DETAIL
-    if isinstance(exception, HTTPClientError):  # botocore: refused, reset, timed out
+    if storage_unavailable(exception):
         return "storage_unavailable", STORAGE_DETAIL
-    if isinstance(exception, ClientError):
-        if exception.response.get("Error", {}).get("Code") in STORAGE_BUSY_CODES:
-            return "storage_unavailable", STORAGE_DETAIL
     return None
 
 

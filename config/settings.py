@@ -238,6 +238,9 @@ def _s3_storage(bucket: str, optional: dict[str, str]) -> dict[str, object]:
         "default_acl": None,
         # Any URL handed out is signed and expires; the bucket is never public.
         "querystring_auth": True,
+        # Signature version 4, which every AWS region and S3-compatible server takes (boto3
+        # may otherwise sign URLs with version 2, which some refuse with response-* headers).
+        "signature_version": "s3v4",
         **{name: value for name, value in optional.items() if value},
     }
     return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
@@ -253,6 +256,11 @@ STORAGES = {
     ),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Downloads from S3 answer 302 to a signed URL of the bucket valid this long (0: the web
+# process streams the bytes itself).
+INGEST_S3_DOWNLOAD_REDIRECT_SECONDS = env_int("INGEST_S3_DOWNLOAD_REDIRECT_SECONDS", 0, minimum=0)
+if INGEST_S3_DOWNLOAD_REDIRECT_SECONDS > 7 * 24 * 3600:  # SigV4's longest signature
+    raise ConfigurationError("INGEST_S3_DOWNLOAD_REDIRECT_SECONDS must be at most 604800 (7 days)")
 # Uploads larger than this go to a temporary file instead of memory; on the same disk as
 # MEDIA_ROOT by default, so storing it is a rename, not a copy.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440

@@ -234,6 +234,13 @@ TOPICS = [
             "INGEST_S3_PREFIX": _m(
                 "Key prefix for every stored object, e.g. `ingest/`, for a shared bucket."
             ),
+            "INGEST_S3_DOWNLOAD_REDIRECT_SECONDS": _m(
+                "Downloads answer 302 to a signed URL of the bucket, valid this long, so "
+                "the bytes skip the web process; clients must reach the S3 endpoint. "
+                "`0`: the web streams them.",
+                "seconds",
+                "`0` (off)",
+            ),
         },
     ),
     Topic(

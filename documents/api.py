@@ -4,7 +4,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 
-from django.http import FileResponse
+from django.http.response import HttpResponseBase
 from django.urls import reverse
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
@@ -133,11 +133,11 @@ class DocumentViewSet(viewsets.GenericViewSet):
 
     @api_docs.download
     @action(detail=True, methods=["get"])
-    def file(self, request: Request, pk: uuid.UUID) -> FileResponse:
+    def file(self, request: Request, pk: uuid.UUID) -> HttpResponseBase:
         document = self.get_object()  # 404 for another owner's document
         try:
             stored = downloads.stored_version(document, _version(request))
-            body, size = downloads.open_stored(stored.key)
+            return downloads.answer(stored, request.headers)
         except downloads.NoSuchVersion as exc:
             raise Refused(
                 status_code=404,
@@ -152,12 +152,14 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 code="file_missing",
                 detail="The file of this version is no longer stored.",
             ) from exc
-        response = FileResponse(
-            body, as_attachment=True, filename=stored.filename, content_type="application/pdf"
-        )
-        if size is not None:
-            response["Content-Length"] = str(size)
-        return response
+        except downloads.Unsatisfiable as exc:
+            refused = Refused(
+                status_code=416,
+                code="range_not_satisfiable",
+                detail=f"The file has {exc.args[0]} bytes; the Range asked for none of them.",
+            )
+            refused.content_range = f"bytes */{exc.args[0]}"
+            raise refused from exc
 
     # ------------------------------------------------------------------ writes
 

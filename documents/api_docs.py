@@ -266,7 +266,13 @@ download = extend_schema(
     description=(
         "The PDF exactly as it was uploaded, streamed, as an attachment named as it was "
         "uploaded (Content-Disposition). Any version the document has: `version` 1 to its "
-        "current `version`; the latest without it."
+        "current `version`; the latest without it. A `Range: bytes=first-last` header "
+        "(or `bytes=first-`, `bytes=-count`) gets those bytes alone, 206 with "
+        "`Content-Range`, so a viewer can read a page and an interrupted download can go "
+        "on; several ranges in one header get the whole file. With "
+        "`INGEST_S3_DOWNLOAD_REDIRECT_SECONDS` set and the files on S3, the answer is a "
+        "302 to a signed URL of the bucket that serves the same bytes (ranges included) "
+        "until it expires."
     ),
     parameters=[
         OpenApiParameter(
@@ -274,14 +280,31 @@ download = extend_schema(
             OpenApiTypes.INT,
             description="Which version (1, 2, ...); the latest when left out.",
         ),
+        OpenApiParameter(
+            "Range",
+            OpenApiTypes.STR,
+            location=OpenApiParameter.HEADER,
+            description="One byte range, e.g. `bytes=0-1023`; the whole file without it.",
+        ),
     ],
     responses={
         (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The file."),
+        (206, "application/pdf"): OpenApiResponse(
+            OpenApiTypes.BINARY, "The bytes the Range asked for (`Content-Range` says which)."
+        ),
+        302: OpenApiResponse(
+            description="On S3 with redirects on: `Location` is a signed URL of the file."
+        ),
         400: OpenApiResponse(RefusalOut, "A `version` that is not a number (`invalid`)."),
         404: OpenApiResponse(
             RefusalOut,
             "No such document of yours (`not_found`), no such version (`version_not_found`), "
             "or its file is no longer stored (`file_missing`).",
+        ),
+        416: OpenApiResponse(
+            RefusalOut,
+            "The Range starts past the file's end (`range_not_satisfiable`; "
+            "`Content-Range: bytes */<size>`).",
         ),
     },
 )

@@ -20,7 +20,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -28,6 +28,7 @@ from django.db import DatabaseError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from config import metrics
+from config.unavailable import storage_unavailable
 from documents import services as documents
 from jobs import services
 from jobs.lease import LeaseKeeper
@@ -154,7 +155,7 @@ def _embed(texts: list[str], lease: LeaseKeeper) -> list[list[float]]:
 
 
 def _process(job: Job, lease: LeaseKeeper) -> None:
-    pages = _extract(job)
+    pages = _extract(job, lease)
     _check(job, lease)
     pieces = list(
         split_pages(pages, size=settings.INGEST_CHUNK_SIZE, overlap=settings.INGEST_CHUNK_OVERLAP)
@@ -193,20 +194,49 @@ class _PagesRead:
             raise LostJob
 
 
+# An S3 server restarting: the copy is tried again this often, for up to this long, inside
+# the attempt (its lease kept alive meanwhile); past that the job retries.
+STORAGE_RETRY_SECONDS = 1.0
+STORAGE_WAIT_SECONDS = 60.0
+
+
 @contextlib.contextmanager
-def _local_file(key: str) -> Iterator[Path]:
+def _local_file(key: str, lease: LeaseKeeper) -> Iterator[Path]:
     """A path to the stored bytes: the file itself on local storage, a temporary copy
-    from object storage."""
+    from object storage (fetched again while the S3 server cannot be reached, for up to
+    STORAGE_WAIT_SECONDS)."""
     try:
         yield Path(default_storage.path(key))
         return
     except NotImplementedError:
         pass
-    with tempfile.NamedTemporaryFile(suffix=".pdf") as copy, default_storage.open(key, "rb") as src:
+    deadline = time.monotonic() + STORAGE_WAIT_SECONDS
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as copy:
+        while True:
+            try:
+                _copy_stored(key, copy)
+                break
+            except Exception as exc:
+                if not storage_unavailable(exc):
+                    raise
+                if lease.lost.is_set() or time.monotonic() > deadline:
+                    raise TransientError(
+                        f"The file storage did not answer for {STORAGE_WAIT_SECONDS:.0f} s: "
+                        f"{type(exc).__name__}: {exc}",
+                        code="storage_unavailable",
+                    ) from exc
+                log.info("storage unavailable (%s); reading %s again", exc, key)
+                time.sleep(STORAGE_RETRY_SECONDS)
+        yield Path(copy.name)
+
+
+def _copy_stored(key: str, copy: IO[bytes]) -> None:
+    copy.seek(0)
+    copy.truncate()
+    with default_storage.open(key, "rb") as src:
         for block in iter(lambda: src.read(1024 * 1024), b""):
             copy.write(block)
-        copy.flush()
-        yield Path(copy.name)
+    copy.flush()
 
 
 def ocr_order(lane: str) -> OcrOrder | None:
@@ -224,14 +254,14 @@ def ocr_order(lane: str) -> OcrOrder | None:
     )
 
 
-def _extract(job: Job) -> list[Page]:
+def _extract(job: Job, lease: LeaseKeeper) -> list[Page]:
     """Pages of cleaned text, read in a sandboxed child process (time and memory bound),
     by OCR where they need it in the OCR lane. Raises _NeedsOcr when the job should go on
     to that lane, the pipeline's permanent errors (NoText for a document with no text
     anywhere) or Timeout."""
     order = ocr_order(job.lane)
     reading = order is not None and order.mode == "read"
-    with _local_file(job.storage_key) as path:
+    with _local_file(job.storage_key, lease) as path:
         extracted = read_document(
             path,
             max_pages=settings.INGEST_MAX_PAGES,

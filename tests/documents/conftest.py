@@ -9,7 +9,6 @@ options a deployment would.
 
 import gc
 import json
-import logging
 import os
 import subprocess
 import sys

@@ -3,6 +3,8 @@
 Every S3 call here crosses a socket to a SeaweedFS server (tests/documents/conftest.py).
 """
 
+import threading
+
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -11,7 +13,7 @@ from django.test import override_settings
 from documents.models import Document
 from jobs.models import JobStatus
 from search.models import Chunk
-from tests.conftest import pdf_upload, wait_until_terminal
+from tests.conftest import pdf_upload, running_worker, wait_until_terminal
 from tests.documents.conftest import BUCKET, settings_process, storages_for_environment
 from tests.factories import make_pdf
 
@@ -55,6 +57,7 @@ def test_a_bucket_selects_s3_with_private_signed_never_overwritten_objects():
             "file_overwrite": False,
             "default_acl": None,
             "querystring_auth": True,
+            "signature_version": "s3v4",
             "endpoint_url": "http://minio.internal:9000",
             "region_name": "eu-central-1",
             "access_key": "key-id",
@@ -136,3 +139,23 @@ def test_a_key_prefix_puts_uploads_under_it_while_storage_keys_stay_unprefixed(
     assert document.storage_key.startswith("documents/")
     stored = s3_bucket.get_object(Bucket=BUCKET, Key=f"tenant-a/{document.storage_key}")
     assert stored["Body"].read() == content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_worker_waits_out_an_s3_server_restart_within_its_attempt(
+    alice_client, broker, s3_bucket, s3_server
+):
+    document, job_id = upload(alice_client, make_pdf(pages=2))
+    s3_server.stop()
+    restarted = threading.Timer(3.0, s3_server.start)
+
+    restarted.start()
+    try:
+        with running_worker(broker):
+            [job] = wait_until_terminal([job_id])
+    finally:
+        restarted.join()
+
+    assert job.status == JobStatus.SUCCEEDED, job.error_detail
+    assert job.attempts == 1  # the read was tried again, the job not retried
+    assert Chunk.objects.filter(document=document).exists()

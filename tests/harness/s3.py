@@ -144,7 +144,8 @@ class S3Server:
     def wait_ready(self, timeout: float = READY_SECONDS) -> None:
         from botocore.config import Config
 
-        client = self.client(config=Config(connect_timeout=1, read_timeout=5, retries={"total_max_attempts": 1}))
+        once = Config(connect_timeout=1, read_timeout=5, retries={"total_max_attempts": 1})
+        client = self.client(config=once)
         deadline = time.monotonic() + timeout
         while True:
             if self.process is not None and self.process.poll() is not None:

@@ -150,7 +150,7 @@ def test_a_job_that_keeps_timing_out_fails_as_timeout(job, broker, settings):
 def test_unknown_exceptions_are_retried_with_their_class_and_message_kept(job, broker, monkeypatch):
     claimed = services.claim_job(job_id=job.id, worker="w1")
 
-    def explode(job):
+    def explode(job, lease):
         raise KeyError("surprise")
 
     monkeypatch.setattr(processing, "_extract", explode)
@@ -167,7 +167,7 @@ def test_unknown_exceptions_are_retried_with_their_class_and_message_kept(job, b
 def test_a_rate_limited_step_is_retried_no_sooner_than_asked(job, broker, monkeypatch):
     claimed = services.claim_job(job_id=job.id, worker="w1")
 
-    def limited(job):
+    def limited(job, lease):
         raise RateLimited("the provider said 429", retry_after=45)
 
     monkeypatch.setattr(processing, "_extract", limited)
