@@ -102,7 +102,7 @@ test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
 
 ## make loadtest: N users upload real PDFs at once to a private stack while a worker is
-## killed, Redis and Postgres restart and the provider says 429; PASS/FAIL per criterion
+## killed, Redis, Postgres and the S3 server restart and the provider says 429; PASS/FAIL per criterion
 ## and a report in var/loadtest/<time>/report.html (docs/working/loadtest.md).
 LOADTEST_USERS ?= 500
 loadtest: $(VENV)/.installed-dev ocr

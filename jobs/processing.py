@@ -28,7 +28,7 @@ from django.db import DatabaseError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from config import metrics
-from config.unavailable import storage_unavailable
+from config.unavailable import STORAGE_RETRY_SECONDS, STORAGE_WAIT_SECONDS, storage_unavailable
 from documents import services as documents
 from jobs import services
 from jobs.lease import LeaseKeeper
@@ -192,12 +192,6 @@ class _PagesRead:
             return
         if not held:
             raise LostJob
-
-
-# An S3 server restarting: the copy is tried again this often, for up to this long, inside
-# the attempt (its lease kept alive meanwhile); past that the job retries.
-STORAGE_RETRY_SECONDS = 1.0
-STORAGE_WAIT_SECONDS = 60.0
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ import itertools
 import math
 from dataclasses import asdict, dataclass
 
+from config.unavailable import STORAGE_RETRY_SECONDS
 from jobs.reconnect import WAITS
 from tests.bench.loadtest.client import Answer
 from tests.bench.loadtest.collect import Final
@@ -199,6 +200,9 @@ def fault_hold(fault: Fault, sweep_every: float) -> tuple[float, str]:
         return RECLAIM_LIMIT, f"kill {RECLAIM_LIMIT:.0f} s (its jobs claimed again)"
     if fault.name == "redis":  # what it lost is sent again at the next sweep
         return took + sweep_every, f"Redis {took:.1f} s down + a sweep {sweep_every:g} s"
+    if fault.name == "s3":  # a worker's read is tried again every second
+        hold = took + STORAGE_RETRY_SECONDS
+        return hold, f"S3 {took:.1f} s down + a read retry {STORAGE_RETRY_SECONDS:g} s"
     if fault.name == "postgres":  # each write is tried again after 0.5, 1, 2, 4, 8 s
         hold = next((t for t in itertools.accumulate(WAITS) if t >= took), took + max(WAITS))
         return hold, f"Postgres {took:.1f} s restart, written again after {hold:.1f} s"

@@ -6,6 +6,8 @@
   does);
 - Redis stopped and started on the same port;
 - Postgres restarted (fast: every session is ended);
+- the S3 server stopped and started on its ports (uploads answer 503 meanwhile, and a
+  worker reading a file tries again);
 - the embeddings provider answering 429 with `Retry-After: 2` for a while.
 """
 
@@ -25,7 +27,7 @@ PROCESSING_SQL = "SELECT id::text, attempts, worker FROM jobs_job WHERE status =
 
 @dataclass
 class Fault:
-    name: str  # kill | redis | postgres | 429
+    name: str  # kill | redis | postgres | s3 | 429
     start: float  # wall clock
     end: float = 0.0  # when the fault was over (the process back, the provider answering)
     detail: str = ""
@@ -104,6 +106,13 @@ class FaultInjector:
     def restart_postgres(self) -> Fault:
         fault = Fault("postgres", time.time(), detail="pg_ctl restart -m fast")
         self.env.restart_postgres()
+        fault.end = time.time()
+        self.faults.append(fault)
+        return fault
+
+    def restart_s3(self) -> Fault:
+        fault = Fault("s3", time.time(), detail="S3 server stopped, started 1 s later on its ports")
+        self.env.restart_s3(down_seconds=1.0)
         fault.end = time.time()
         self.faults.append(fault)
         return fault

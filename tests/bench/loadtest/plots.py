@@ -16,9 +16,10 @@ FAULT_STYLE = {  # colour and label of each fault's band on the timelines
     "kill": ("#d62728", "worker SIGKILLed"),
     "redis": ("#9467bd", "Redis restarted"),
     "postgres": ("#8c564b", "Postgres restarted"),
+    "s3": ("#17becf", "S3 server restarted"),
     "429": ("#ff7f0e", "provider 429"),
 }
-SHORT = {"kill": "kill", "redis": "Redis", "postgres": "Postgres", "429": "429"}
+SHORT = {"kill": "kill", "redis": "Redis", "postgres": "Postgres", "s3": "S3", "429": "429"}
 CLASSES = [SMALL, MEDIUM, LARGE, SCAN, PADDED, LONG]
 plt.rcParams.update(
     {"font.size": 10, "svg.fonttype": "none", "axes.spines.top": False, "axes.spines.right": False}

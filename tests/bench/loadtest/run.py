@@ -133,6 +133,7 @@ def _faults(injector: FaultInjector, params: Params) -> None:
         ("SIGKILL a worker process holding jobs", injector.kill_worker),
         ("restart Redis", injector.restart_redis),
         ("restart Postgres", injector.restart_postgres),
+        ("restart the S3 server", injector.restart_s3),
         (
             f"provider answers 429 for {params.window_429:.0f} s",
             lambda: injector.provider_429(params.window_429),

@@ -1,6 +1,7 @@
 """The load test's private stack: what the Procfile runs, on services nobody else uses.
 
-Postgres, Redis and the data directory come from tests.bench.services (a temporary directory);
+Postgres, Redis and the data directory come from tests.bench.services (a temporary directory),
+the uploads are stored on a real S3 server of the run's own (SeaweedFS, tests/harness/s3.py);
 the server processes are tests/browser/servers.py's, each in its own session, plus more
 Dramatiq workers (the OCR lane's when asked for) and the sweeper; the embeddings provider
 is the fake OpenAI server that the browser tests switch between answers. Nothing is
@@ -20,6 +21,7 @@ from jobs.lanes import lane_queues
 from tests.bench.services import Services, start_services
 from tests.browser.servers import BreakableOpenAI, ServerProcess, Stack
 from tests.harness import faults
+from tests.harness.s3 import S3Server
 
 API_KEY = "loadtest-key"
 # The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE, WORKER_OCR_NICE): uploads
@@ -169,6 +171,7 @@ class Environment:
         self.workers, self.threads = workers, threads
         self.services: Services | None = None
         self.openai: BreakableOpenAI | None = None
+        self.s3: S3Server | None = None
         self.stack: LoadStack | None = None
 
     @property
@@ -180,10 +183,13 @@ class Environment:
         return self.root / "pg"
 
     def start_services(self) -> dict[str, str]:
-        """Postgres, Redis and the fake provider; the env every process of the run gets."""
+        """Postgres, Redis, the S3 server and the fake provider; the env every process of
+        the run gets."""
         self.services = start_services(self.root)
+        self.s3 = S3Server(self.root / "s3", bucket="loadtest-uploads").start()
         self.openai = BreakableOpenAI(api_key=API_KEY).start()
         env = dict(self.services.env)
+        env.update(self.s3.variables)
         env.update(
             INGEST_EMBED_PROVIDER="openai",
             OPENAI_BASE_URL=f"{self.openai.url}/v1",
@@ -218,6 +224,11 @@ class Environment:
         """A fast restart (sessions are ended), on the same socket and port."""
         faults.restart_postgres(self.pgdata)
 
+    def restart_s3(self, down_seconds: float = 1.0) -> None:
+        """Stop the S3 server and start it again on its ports, its objects kept."""
+        assert self.s3 is not None
+        self.s3.restart(down_seconds=down_seconds)
+
     def stop_processes(self) -> None:
         """Stop the servers (their logs are then complete)."""
         if self.stack is not None:
@@ -229,6 +240,7 @@ class Environment:
         steps = [
             self.stack.stop if self.stack else None,
             self.openai.stop if self.openai else None,
+            self.s3.stop if self.s3 else None,
             self.services.stop if self.services else None,
         ]
         for step in steps:
