@@ -66,6 +66,15 @@ PAGES = Counter("ingest_pages_extracted", "Pages of text read from documents.")
 # Pages read by OCR in the `ocr` lane; its rate is the lane's pages per second.
 OCR_PAGES = Counter("ingest_ocr_pages", "Pages of scanned documents read by OCR.")
 CHUNKS = Counter("ingest_chunks_stored", "Chunks stored with their embeddings.")
+# A worker back after its lease was taken over (a network cut, a long pause) writes nothing:
+# each write names the attempt's lease, and the database refuses one that is not the job's.
+FENCED_WRITES = Counter(
+    "ingest_fenced_writes",
+    "Writes refused because their attempt no longer holds the job (taken over after its "
+    "lease expired, cancelled, or deleted), by write: heartbeat, pages, progress, chunks "
+    "(a batch not stored), ending.",
+    ["write"],
+)
 EMBEDDING_REQUESTS = Counter(
     "ingest_embedding_requests",
     "Calls to the embedding provider: ok, rate_limited (HTTP 429), error.",

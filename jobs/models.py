@@ -186,6 +186,12 @@ class Job(models.Model):
     error_code = models.CharField(max_length=64, blank=True)
     error_detail = models.TextField(blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="Who holds the attempt.")
+    lease = models.UUIDField(
+        null=True,
+        blank=True,
+        help_text="The attempt's fencing token, new at each claim: every write of the attempt "
+        "names it, and the database refuses one that names another (jobs.services._held).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(default=timezone.now, help_text="When it last became queued.")
     enqueued_at = models.DateTimeField(null=True, blank=True, help_text="When last sent.")

@@ -302,20 +302,31 @@ def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper, *, pages: int) -> 
         raise LostJob
     for batch in _batches(pieces, settings.INGEST_EMBED_BATCH):
         vectors = _embed([piece.text for piece in batch], lease)
-        # Progress doubles as the ownership check: a job deleted or taken over while
-        # this batch was embedded gets no chunks written.
         _check(job, lease)
-        if not _write(services.record_progress, job=job, done=done, total=total, pages=pages):
-            raise LostJob
         _write(
-            upsert_chunks,
-            document_id=job.document_id,
-            version=job.version,
-            pieces=batch,
-            vectors=vectors,
+            _store_batch, job=job, batch=batch, vectors=vectors, done=done, total=total, pages=pages
         )
         done += len(batch)
     _write(_complete, job=job, total=total)
+
+
+def _store_batch(
+    *, job: Job, batch: list[Piece], vectors: list[list[float]], done: int, total: int, pages: int
+) -> None:
+    """One batch's chunks, fenced: in one transaction with the attempt's progress, whose
+    UPDATE names the attempt's lease. A job taken over (or deleted) while the batch was
+    embedded refuses that UPDATE, and the batch is not written (LostJob); a takeover
+    after it waits on the row lock until the batch is in. Either way a stale attempt
+    lands no chunk."""
+    with transaction.atomic():
+        done += len(batch)
+        if not services.record_progress(
+            job=job, done=done, total=total, pages=pages, write="chunks"
+        ):
+            raise LostJob
+        upsert_chunks(
+            document_id=job.document_id, version=job.version, pieces=batch, vectors=vectors
+        )
 
 
 def _complete(*, job: Job, total: int) -> None:

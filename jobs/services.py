@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from config import metrics
 from jobs import events, failures, fairness, redact
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane, Stage
 from jobs.queue import send_job_on_commit
@@ -133,6 +134,7 @@ def claim_job(*, job_id: uuid.UUID, worker: str) -> Job | None:
             heartbeat_at=now,
             next_attempt_at=None,
             worker=worker,
+            lease=uuid.uuid4(),
             # Each attempt reads the file from its first page (jobs.progress).
             stage=Stage.EXTRACTING,
             pages_done=0,
@@ -239,23 +241,40 @@ def requeue_stale(*, job: Job) -> bool:
 
 
 def _held(job: Job) -> QuerySet[Job]:
-    """The job's row, as long as this attempt still holds it."""
+    """The job's row, as long as this attempt still holds it: its fencing token (the
+    lease drawn at its claim) is the row's, and it is processing. An UPDATE of it is
+    refused (no row) once another attempt took the job over, or it was cancelled or
+    deleted; and it locks the row until commit, so a takeover waits for whatever else
+    that transaction writes (the chunks of a batch: jobs.processing)."""
     return Job.objects.filter(
-        id=job.id, status=JobStatus.PROCESSING, attempts=job.attempts, worker=job.worker
+        id=job.id,
+        status=JobStatus.PROCESSING,
+        lease=job.lease,
+        attempts=job.attempts,
+        worker=job.worker,
     )
+
+
+def _fenced(job: Job, write: str, **fields: Any) -> bool:
+    """UPDATE the job's row with `fields` if this attempt holds it; False (and the refusal
+    counted, by `write`) when it does not."""
+    if _held(job).update(**fields):
+        return True
+    metrics.FENCED_WRITES.labels(write=write).inc()
+    return False
 
 
 def renew_lease(*, job: Job) -> bool:
     """Refresh the heartbeat. False when the attempt lost the job."""
-    return _held(job).update(heartbeat_at=timezone.now()) == 1
+    return _fenced(job, "heartbeat", heartbeat_at=timezone.now())
 
 
 def record_pages(*, job: Job, done: int, total: int, stage: str = Stage.EXTRACTING) -> bool:
     """Store the pages read so far (the attempt is extracting, or reading scanned pages by
     OCR: `stage`), renew the heartbeat and push it (at most once a second). False when the
     attempt lost the job."""
-    updated = _held(job).update(
-        stage=stage, pages_done=done, pages_total=total, heartbeat_at=timezone.now()
+    updated = _fenced(
+        job, "pages", stage=stage, pages_done=done, pages_total=total, heartbeat_at=timezone.now()
     )
     if updated:
         events.changed(
@@ -266,17 +285,21 @@ def record_pages(*, job: Job, done: int, total: int, stage: str = Stage.EXTRACTI
             pages_done=done,
             pages_total=total,
         )
-    return updated == 1
+    return updated
 
 
-def record_progress(*, job: Job, done: int, total: int, pages: int | None = None) -> bool:
+def record_progress(
+    *, job: Job, done: int, total: int, pages: int | None = None, write: str = "progress"
+) -> bool:
     """Store the chunks embedded so far (the attempt is embedding; with `pages`, the file
     was read whole: that many pages of that many), renew the heartbeat and push it (at
     most once a second). False when the attempt lost the job."""
     fields: dict[str, Any] = (
         {"pages_done": pages, "pages_total": pages} if pages is not None else {}
     )
-    updated = _held(job).update(
+    updated = _fenced(
+        job,
+        write,  # what a refusal is counted as (the chunks it fences: jobs.processing)
         stage=Stage.EMBEDDING,
         progress_done=done,
         progress_total=total,
@@ -294,7 +317,7 @@ def record_progress(*, job: Job, done: int, total: int, pages: int | None = None
             pages_done=pages or 0,
             pages_total=pages or 0,
         )
-    return updated == 1
+    return updated
 
 
 # --------------------------------------------------------------------------- endings
@@ -329,7 +352,9 @@ def complete_job(*, job: Job, total: int, ready_version: int | None, embed_model
     """
     now = timezone.now()
     if ready_version is not None and ready_version > job.version:
-        updated = _held(job).update(
+        updated = _fenced(
+            job,
+            "ending",
             status=JobStatus.CANCELLED,
             error_code="superseded",
             finished_at=now,
@@ -343,7 +368,9 @@ def complete_job(*, job: Job, total: int, ready_version: int | None, embed_model
         fairness.release_on_commit(job)
         return Outcome.SUPERSEDED
     # Zero rows here and above: another attempt holds the job now, or it was deleted.
-    updated = _held(job).update(
+    updated = _fenced(
+        job,
+        "ending",
         status=JobStatus.SUCCEEDED,
         progress_done=total,
         progress_total=total,
@@ -369,7 +396,9 @@ def fail_job(*, job: Job, code: str, detail: str, tb: str = "") -> Outcome:
     holds the job (nothing changed)."""
     detail = redact.scrub(detail)  # no credentials kept, whatever the error quoted
     with transaction.atomic():
-        updated = _held(job).update(
+        updated = _fenced(
+            job,
+            "ending",
             status=JobStatus.FAILED,
             error_code=code,
             error_detail=detail[:5000],
@@ -409,7 +438,9 @@ def retry_or_fail(
     now = timezone.now()
     detail = redact.scrub(detail)  # no credentials kept, whatever the error quoted
     with transaction.atomic():
-        updated = _held(job).update(
+        updated = _fenced(
+            job,
+            "ending",
             status=JobStatus.QUEUED,
             queued_at=now,
             next_attempt_at=now + timedelta(seconds=delay),
@@ -435,7 +466,9 @@ def hand_to_ocr(*, job: Job, pages: int) -> Outcome:
     (queued again) or LOST."""
     now = timezone.now()
     with transaction.atomic():
-        updated = _held(job).update(
+        updated = _fenced(
+            job,
+            "ending",
             status=JobStatus.QUEUED,
             lane=Lane.OCR,
             queued_at=now,
