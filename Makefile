@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr loadtest
+.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr pgbouncer loadtest
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,19 @@ browser:
 	$$sudo apt-get update && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 
+## make pgbouncer: Debian's pgbouncer for the tests that run the service through it in
+## transaction pooling (tests/chaos/test_pgbouncer.py), when missing.
+pgbouncer:
+	@if command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	else echo "pgbouncer is missing and installing it needs root: apt-get install pgbouncer" \
+		"(its tests are skipped meanwhile)" >&2; exit 0; fi; \
+	echo "Installing Debian's pgbouncer for the connection-pooling tests"; \
+	$$sudo apt-get update && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pgbouncer && \
+	($$sudo systemctl disable --now pgbouncer >/dev/null 2>&1 || true)
+
 ## make ocr: Tesseract's language files from Debian's packages, when missing: English, German
 ## and Chinese (simplified), and any other language INGEST_OCR_LANGUAGES names (docs/running/ocr.md).
 ## Nothing to do with INGEST_OCR=off. Nothing is ever downloaded at run time.
@@ -97,7 +110,7 @@ ocr: $(VENV)/.installed-base
 ## the whole suite on private Postgres + Redis that the tests start themselves. pytest runs
 ## last whatever the load test says (its closing line is the suite's verdict); either
 ## failing fails the target.
-test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr
+test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr pgbouncer
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
 
@@ -109,7 +122,7 @@ loadtest: $(VENV)/.installed-dev ocr
 	$(PY) -m tests.bench.loadtest --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
 
 ## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
-chaos: $(VENV)/.installed-dev ocr
+chaos: $(VENV)/.installed-dev ocr pgbouncer
 	INGEST_CHAOS_ROUNDS=$${CHAOS_ROUNDS:-5} $(PY) -m pytest tests/chaos $(PYTEST_ARGS)
 
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the

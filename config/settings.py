@@ -148,6 +148,20 @@ DATABASES = {
         conn_health_checks=env_bool("DATABASE_CONN_HEALTH_CHECKS", True),
     )
 }
+# `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer's pool_mode =
+# transaction), where each transaction may run on another server connection. Nothing of
+# a session may then outlive its transaction: no server-side prepared statements (psycopg
+# prepares a query run 5 times on a connection; PgBouncer 1.18 does not carry them) and no
+# server-side cursors (Django's .iterator() would hold one across transactions). The
+# service's own locks (pg_advisory_xact_lock) and settings (SET LOCAL) are transaction-
+# scoped already. `session`: a direct Postgres, or a pooler in session mode.
+DATABASE_POOL_MODE = env_choice("DATABASE_POOL_MODE", "session", {"session", "transaction"})
+if DATABASE_POOL_MODE == "transaction":
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "prepare_threshold": None,
+    }
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 DRAMATIQ_BROKER = {

@@ -76,6 +76,12 @@ TOPICS = [
                 "Check a reused connection (`SELECT 1`) before each request, so a restarted "
                 "Postgres costs no failed request."
             ),
+            "DATABASE_POOL_MODE": _m(
+                "`transaction` when DATABASE_URL is a pooler in transaction mode (PgBouncer's "
+                "`pool_mode = transaction`): no server-side prepared statements or cursors. "
+                "`session`: Postgres itself, or a pooler in session mode.",
+                shown="`session`",
+            ),
             "WS_DATABASE_CONN_HEALTH_CHECKS": _declared(
                 "true or false",
                 False,
