@@ -140,8 +140,10 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr
 	$(PY) -m tests.bench.webhook_fairness
 	$(PY) -m tests.bench.ocr
 
-## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the configuration
-## reference as the code writes it (python -m config.reference, in a temporary directory), the
+## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the deploy files
+## (config/deploy/validate.py: the Kubernetes manifests against the Kubernetes schemas and
+## KEDA's, compose.yaml against the Compose specification, both against the Procfile), the
+## configuration reference as the code writes it (python -m config.reference, in a temporary directory), the
 ## docs site built strictly (a broken link or anchor, or a page not in mkdocs.yml's nav, fails),
 ## every pinned requirement installs as a wheel on CPython 3.11-3.13, and none has a known
 ## vulnerability that a release fixes (pip-audit, requirements/audit.py).
@@ -150,6 +152,7 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
+	$(PY) config/deploy/validate.py
 	@tmp=$$(mktemp -d) && $(PY) -m config.reference --output $$tmp/configuration.md && \
 	if diff -u docs/running/configuration.md $$tmp/configuration.md; then rm -rf $$tmp; else \
 		rm -rf $$tmp; echo "docs/running/configuration.md is out of date: run $(PY) -m config.reference" >&2; exit 1; fi

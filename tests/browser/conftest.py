@@ -26,7 +26,7 @@ from django.db import connection
 
 from search.embedding.ratelimit import shared_limiter
 from tests.browser.servers import ROOT, BreakableOpenAI, Stack
-from tests.chaos.conftest import database_url
+from tests.harness.services import database_url as url_of
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 SKIP_VARIABLE = "INGEST_SKIP_BROWSER_TESTS"
@@ -100,7 +100,7 @@ def stack(chromium_path, django_db_setup, embeddings, tmp_path_factory) -> Itera
     logs = tmp_path_factory.mktemp("browser-servers")
     env = {
         **os.environ,
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": url_of(connection.settings_dict),
         "REDIS_URL": settings.REDIS_URL,
         "INGEST_MEDIA_ROOT": str(logs / "media"),
         "WEB_CONCURRENCY": "1",
