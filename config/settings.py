@@ -10,6 +10,7 @@ these reads and config/variables.py: a new variable needs its entry there.
 
 import os
 import secrets
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from config.env import (
     env_optional_float,
     env_str,
 )
+from config.roles import process_role
 from config.tessdata import default_tessdata, languages
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -147,6 +149,12 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
         conn_health_checks=env_bool("DATABASE_CONN_HEALTH_CHECKS", True),
     )
+}
+# Each connection names its process (`ingest web`, `ingest worker`, ...), so that
+# pg_stat_activity, and PgBouncer's SHOW CLIENTS, say who holds which connection.
+DATABASES["default"]["OPTIONS"] = {
+    **DATABASES["default"].get("OPTIONS", {}),
+    "application_name": process_role(sys.argv),
 }
 # `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer's pool_mode =
 # transaction), where each transaction may run on another server connection. Nothing of
