@@ -127,8 +127,9 @@ chaos: $(VENV)/.installed-dev ocr pgbouncer
 
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
-## /metrics scrape over a million job rows, search, and one account's hanging webhooks beside
-## another's uploads (docs/working/benchmarks.md). BENCH_WS_ARGS=--quick: a short run.
+## /metrics scrape over a million job rows, search, one account's hanging webhooks beside
+## another's uploads, and what each job costs Postgres and Redis
+## (docs/working/benchmarks.md). BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr
 	$(PY) -m tests.bench $(BENCH_ARGS)
 	$(PY) -m tests.bench.busy
@@ -138,6 +139,7 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr
 	$(PY) -m tests.bench.scrape
 	$(PY) -m tests.bench.search
 	$(PY) -m tests.bench.webhook_fairness
+	$(PY) -m tests.bench.cost
 	$(PY) -m tests.bench.ocr
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the deploy files
