@@ -90,12 +90,26 @@ class RefuseNulMiddleware:
 HOST_SETTING = "DJANGO_ALLOWED_HOSTS"
 
 
+# Answered whatever the Host header says: health probes and Prometheus scrapes reach each
+# process by its address, which no DJANGO_ALLOWED_HOSTS can list ahead of time.
+PROBE_PATHS = frozenset({"/healthz", "/metrics"})
+
+
+def _an_allowed_host() -> str | None:
+    for entry in settings.ALLOWED_HOSTS:
+        name = entry.lstrip(".")  # ".example.com" allows example.com itself
+        if name and name != "*":
+            return name
+    return "localhost" if "*" in settings.ALLOWED_HOSTS else None
+
+
 class DisallowedHostMiddleware:
     """A request for a host name not in ALLOWED_HOSTS gets a 400 that says so: a page in
     the site's style (JSON with a code under /api/), naming DJANGO_ALLOWED_HOSTS while
     DJANGO_DEBUG is on. Django would answer an empty 400, or with DEBUG on its debug page
     naming ALLOWED_HOSTS, a setting this project reads from the environment. Early in
-    MIDDLEWARE: the first get_host() (SecurityMiddleware's, CSRF's) would raise."""
+    MIDDLEWARE: the first get_host() (SecurityMiddleware's, CSRF's) would raise. /healthz
+    and /metrics answer any host (PROBE_PATHS)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -104,6 +118,12 @@ class DisallowedHostMiddleware:
         try:
             request.get_host()
         except DisallowedHost as exc:
+            if request.path in PROBE_PATHS and (allowed := _an_allowed_host()):
+                # A probe or a scrape by the pod's address (Kubernetes, Prometheus): these
+                # answers name no host, so they are given one the site answers to.
+                request.META["HTTP_HOST"] = allowed
+                request.META.pop("HTTP_X_FORWARDED_HOST", None)
+                return self.get_response(request)
             # The logger and level Django's own handling uses for it.
             logging.getLogger("django.security.DisallowedHost").error(str(exc))
             return _disallowed_host(request)

@@ -203,6 +203,8 @@ DRAMATIQ_BROKER = {
         "jobs.ops.heartbeat.WorkerHeartbeat",
         # Workers give their own session (autogroup) their nice value: see jobs/priority.py.
         "jobs.priority.YieldToWeb",
+        # WORKER_METRICS_PORT: a worker machine's counters served by one of its workers.
+        "jobs.ops.worker_metrics.WorkerMetrics",
     ],
 }
 DRAMATIQ_AUTODISCOVER_MODULES = ["actors"]
@@ -549,6 +551,10 @@ os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
 # Who may read /metrics besides loopback: these networks, or a bearer token.
 INGEST_METRICS_ALLOW_CIDRS = env_networks("INGEST_METRICS_ALLOW_CIDRS")
 INGEST_METRICS_TOKEN = env_str("INGEST_METRICS_TOKEN").strip()
+# A worker machine's own counters (jobs/ops/worker_metrics.py): one of its worker processes
+# serves them on this port (0: none do; the web's /metrics has them on a shared machine).
+WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0, minimum=0)
+WORKER_METRICS_HOST = env_str("WORKER_METRICS_HOST", "0.0.0.0")
 # The scaling signal (ingest_workers_wanted): threads that would drain a lane's backlog
 # within this many seconds at the measured rate, clamped to MIN..MAX.
 INGEST_TARGET_QUEUE_SECONDS = env_int("INGEST_TARGET_QUEUE_SECONDS", 900, minimum=1)

@@ -639,6 +639,16 @@ TOPICS = [
                 "`Authorization: Bearer <token>` opens `/metrics` from anywhere.",
                 shown="empty (no token)",
             ),
+            "WORKER_METRICS_PORT": _m(
+                "On a machine of workers alone (a worker pod), one worker process serves the "
+                "machine's counters at `:<port>/metrics`, under the same rule as the web's "
+                "(loopback, `INGEST_METRICS_ALLOW_CIDRS`, the token). `0`: none do; where web "
+                "and workers share a machine, the web's `/metrics` has them.",
+                shown="`0` (off)",
+            ),
+            "WORKER_METRICS_HOST": _m(
+                "The address `WORKER_METRICS_PORT` listens on.", shown="`0.0.0.0`"
+            ),
             "INGEST_OPS_RETENTION_DAYS": _m(
                 "How much per-minute history the ops dashboard keeps.", "days"
             ),

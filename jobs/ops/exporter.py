@@ -8,7 +8,6 @@ and to `Authorization: Bearer <INGEST_METRICS_TOKEN>`; anyone else gets 403.
 
 import ipaddress
 import logging
-import secrets
 from collections.abc import Iterator
 
 from django.conf import settings
@@ -21,6 +20,7 @@ from prometheus_client.registry import Collector
 
 from config import proxies
 from jobs.ops.collector import DatabaseCollector
+from jobs.ops.worker_metrics import bearer_matches
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +40,7 @@ def _from_allowed_address(request: HttpRequest) -> bool:
 
 
 def _has_token(request: HttpRequest) -> bool:
-    expected = settings.INGEST_METRICS_TOKEN
-    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-    return (
-        bool(expected)
-        and scheme.lower() == "bearer"
-        and secrets.compare_digest(given.strip().encode(), expected.encode())
-    )
+    return bearer_matches(request.headers.get("Authorization", ""))
 
 
 class _Guarded(Collector):

@@ -119,6 +119,17 @@ def test_a_host_name_with_markup_is_shown_as_text(settings):
     assert "<b>x</b>" not in response.content.decode()
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/healthz", "/metrics"])
+def test_probes_and_scrapes_by_a_pods_address_are_answered(path):
+    client = Client(HTTP_HOST="10.244.3.17:8000", REMOTE_ADDR="127.0.0.1")
+
+    response = client.get(path)
+
+    assert response.status_code == 200
+    assert Client(HTTP_HOST="10.244.3.17:8000").get("/api/documents/").status_code == 400
+
+
 def test_an_allowed_host_passes(client):
     assert Client(HTTP_HOST="localhost").get("/accounts/login/").status_code == 200
 
