@@ -93,6 +93,7 @@ class Cluster:
         return f"{self.tag}br"[:15]
 
     def create(self, names: list[str]) -> Cluster:
+        self.base.chmod(0o755)  # servers that drop root (Postgres, PgBouncer) reach their dirs
         _ip("link", "add", self.bridge, "type", "bridge")
         _ip("addr", "add", f"10.{self.subnet}.0.1/24", "dev", self.bridge)
         _ip("link", "set", self.bridge, "up")

@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -43,8 +44,11 @@ class PgBouncer:
         max_clients: int = 2000,
         listen: str = "127.0.0.1",
         port: int | None = None,
+        launcher: Callable[[list[str]], list[str]] | None = None,
     ) -> None:
         self.workdir = workdir
+        # How its command is run: as it is, or in a test host (tests/harness/netns.py).
+        self.launcher = launcher or (lambda argv: argv)
         self.upstream_host, self.upstream_port = upstream_host, upstream_port
         self.pool_size, self.max_clients = pool_size, max_clients
         self.listen = listen
@@ -97,7 +101,9 @@ class PgBouncer:
             command += ["-u", user]
         command.append(str(self.workdir / "pgbouncer.ini"))
         with open(self.workdir / "stdout.log", "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                self.launcher(command), stdout=log, stderr=subprocess.STDOUT
+            )
         self._wait_ready()
         return self
 

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,11 @@ class S3Server:
         access_key: str = "ingest-key",
         secret_key: str = "ingest-secret",
         ip: str = "127.0.0.1",
+        launcher: Callable[[list[str]], list[str]] | None = None,
     ) -> None:
         self.workdir = workdir
+        # How its command is run: as it is, or in a test host (tests/harness/netns.py).
+        self.launcher = launcher or (lambda argv: argv)
         self.bucket, self.access_key, self.secret_key, self.ip = bucket, access_key, secret_key, ip
         self.ports = {name: embedded.free_port() for name in PORTS} | _admin_ports()
         self.process: subprocess.Popen[bytes] | None = None
@@ -136,7 +140,10 @@ class S3Server:
         (self.workdir / "s3.json").write_text(json.dumps({"identities": [identity]}))
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir
+                self.launcher(self.command()),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.workdir,
             )
         self.wait_ready()
         return self
