@@ -38,9 +38,10 @@ def vector_for(text: str, dimension: int) -> list[float]:
 
 
 class FakeOpenAI:
-    """POST /v1/embeddings on 127.0.0.1, in a thread; counts what it sees."""
+    """POST /v1/embeddings on 127.0.0.1 (or `host`: a test host's bridge), in a thread;
+    counts what it sees."""
 
-    def __init__(self, *, api_key: str | None = None) -> None:
+    def __init__(self, *, api_key: str | None = None, host: str = "127.0.0.1") -> None:
         self.api_key = api_key
         self.delay = 0.0
         self.dimension: int | None = None
@@ -48,7 +49,7 @@ class FakeOpenAI:
         self._script: deque[str] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = ThreadingHTTPServer((host, 0), _Handler)
         self._httpd.fake = self  # type: ignore[attr-defined]
         # A short poll interval, so stop() returns at once.
         self._thread = threading.Thread(

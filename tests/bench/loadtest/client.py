@@ -12,8 +12,9 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import cast
 
 from tests.bench.load import read_response
 from tests.bench.loadtest.payloads import Upload
@@ -52,7 +53,25 @@ def _field(name: str, value: str) -> bytes:
     ).encode()
 
 
-def _request(port: int, token: str, upload: Upload, webhook_url: str = "") -> bytes:
+# Where a client sends: a port on 127.0.0.1 (one machine), or (host, port); several of
+# them (web hosts) share the users out in turn.
+Address = tuple[str, int]
+Server = int | Address
+
+
+def address_of(server: Server) -> Address:
+    return ("127.0.0.1", server) if isinstance(server, int) else server
+
+
+def addresses(servers: Server | Sequence[Address]) -> list[Address]:
+    if isinstance(servers, int):
+        return [address_of(servers)]
+    if isinstance(servers[0], str):  # one (host, port)
+        return [cast(Address, servers)]
+    return list(cast(Sequence[Address], servers))
+
+
+def _request(server: Address, token: str, upload: Upload, webhook_url: str = "") -> bytes:
     # The webhook's field first: the server checks it before it stores the file.
     fields = _field("webhook_url", webhook_url) if webhook_url else b""
     part = (
@@ -66,7 +85,7 @@ def _request(port: int, token: str, upload: Upload, webhook_url: str = "") -> by
     closing = f"\r\n--{BOUNDARY}--\r\n".encode()
     head = (
         "POST /api/documents/ HTTP/1.1\r\n"
-        f"Host: 127.0.0.1:{port}\r\n"
+        f"Host: {server[0]}:{server[1]}\r\n"
         f"Authorization: Token {token}\r\n"
         f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
         f"Content-Length: {len(part) + upload.bytes + len(closing)}\r\n"
@@ -75,16 +94,17 @@ def _request(port: int, token: str, upload: Upload, webhook_url: str = "") -> by
     return head + part + upload.body + closing
 
 
-def upload(port: int, token: str, item: Upload, phase: str, webhook_url: str = "") -> Answer:
+def upload(server: Server, token: str, item: Upload, phase: str, webhook_url: str = "") -> Answer:
     """One upload on a new connection (naming `webhook_url`, if any); never raises."""
     answer = Answer(phase, item.kind, item.source, item.bytes, item.pages, time.time(), 0.0)
     began = time.perf_counter()
+    target = address_of(server)
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
+        with socket.create_connection(target, timeout=TIMEOUT) as sock:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # The server may refuse before reading the whole body: read its answer anyway.
             with contextlib.suppress(OSError):
-                sock.sendall(_request(port, token, item, webhook_url))
+                sock.sendall(_request(target, token, item, webhook_url))
             status, headers, body = read_response(sock)
     except (OSError, ValueError, IndexError) as exc:
         answer.seconds = time.perf_counter() - began
@@ -113,25 +133,32 @@ def _parse_body(answer: Answer, body: bytes) -> None:
     answer.code = error.get("code", "") if isinstance(error, dict) else payload.get("code", "")
 
 
-def warm_up(port: int, tokens: list[str], clients: int = 16, rounds: int = 3) -> None:
+def warm_up(
+    servers: Server | Sequence[Address], tokens: list[str], clients: int = 16, rounds: int = 3
+) -> None:
     """Authenticated reads on every server thread first: a running service is warm (its
     threads have connections and loaded code); the burst then measures uploads only."""
+    targets = addresses(servers)
 
-    def read(token: str) -> None:
+    def read(token: str, target: Address) -> None:
         with (
             contextlib.suppress(OSError),
-            socket.create_connection(("127.0.0.1", port), 30) as sock,
+            socket.create_connection(target, 30) as sock,
         ):
             sock.sendall(
-                f"GET /api/documents/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"GET /api/documents/ HTTP/1.1\r\nHost: {target[0]}:{target[1]}\r\n"
                 f"Authorization: Token {token}\r\nConnection: close\r\n\r\n".encode()
             )
             read_response(sock)
 
     for _ in range(rounds):
         threads = [
-            threading.Thread(target=read, args=(tokens[n % len(tokens)],), daemon=True)
-            for n in range(clients)
+            threading.Thread(
+                target=read,
+                args=(tokens[n % len(tokens)], targets[n % len(targets)]),
+                daemon=True,
+            )
+            for n in range(clients * len(targets))
         ]
         for thread in threads:
             thread.start()
@@ -140,16 +167,22 @@ def warm_up(port: int, tokens: list[str], clients: int = 16, rounds: int = 3) ->
 
 
 def burst(
-    port: int, tokens: list[str], uploads: list[Upload], webhook_url: str = ""
+    servers: Server | Sequence[Address],
+    tokens: list[str],
+    uploads: list[Upload],
+    webhook_url: str = "",
 ) -> list[Answer]:
-    """Every user's upload, released together by a barrier."""
+    """Every user's upload, released together by a barrier (user n to the n-th server, in
+    turn)."""
+    targets = addresses(servers)
     answers: list[Answer] = []
     lock = threading.Lock()
     barrier = threading.Barrier(len(uploads))
 
     def user(number: int) -> None:
         barrier.wait(timeout=120)
-        answer = upload(port, tokens[number], uploads[number], "burst", webhook_url)
+        target = targets[number % len(targets)]
+        answer = upload(target, tokens[number], uploads[number], "burst", webhook_url)
         with lock:
             answers.append(answer)
 
@@ -168,13 +201,13 @@ class Pushers:
 
     def __init__(
         self,
-        port: int,
+        servers: Server | Sequence[Address],
         tokens: list[str],
         make_upload: Callable[[int], Upload],
         clients: int = 4,
         webhook_url: str = "",
     ) -> None:
-        self.port, self.tokens, self.make_upload = port, tokens, make_upload
+        self.targets, self.tokens, self.make_upload = addresses(servers), tokens, make_upload
         self.webhook_url = webhook_url
         self.answers: list[Answer] = []
         self._lock = threading.Lock()
@@ -198,7 +231,8 @@ class Pushers:
         while not self._stop.is_set():
             number = self._next()
             token = self.tokens[number % len(self.tokens)]
-            answer = upload(self.port, token, self.make_upload(number), "push", self.webhook_url)
+            target = self.targets[number % len(self.targets)]
+            answer = upload(target, token, self.make_upload(number), "push", self.webhook_url)
             with self._lock:
                 self.answers.append(answer)
             # Straight on while accepted, so the backlog reaches its limit and stays there;

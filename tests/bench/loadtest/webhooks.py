@@ -34,7 +34,8 @@ class Received:
 class Receiver:
     """A threaded HTTP server on a free loopback port that answers every POST 204."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host  # a test host's bridge address, for a cluster
         self.received: list[Received] = []
         self._lock = threading.Lock()
         receiver = self
@@ -52,13 +53,13 @@ class Receiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer((host, 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/hooks/ingest"
+        return f"http://{self.host}:{self._server.server_address[1]}/hooks/ingest"
 
     def start(self) -> Receiver:
         self._thread.start()
