@@ -220,9 +220,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def redis_answers(port: int, timeout: float = 0.5) -> bool:
+def redis_answers(port: int, timeout: float = 0.5, host: str = "127.0.0.1") -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
             sock.sendall(b"PING\r\n")
             return sock.recv(16).startswith(b"+PONG")
     except OSError:
@@ -366,13 +366,25 @@ class RedisServer:
         return self
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(10)
+        end_process(self.process)
         self.process = None
 
     def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
+        end_process(self.process, grace=0)
         self.process = None
+
+
+def end_process(process: subprocess.Popen[bytes] | None, grace: float = 10.0) -> None:
+    """SIGTERM a foreground server and wait `grace` seconds for it, then SIGKILL (at once
+    with grace 0); nothing for one already gone."""
+    if process is None or process.poll() is not None:
+        return
+    if grace > 0:
+        process.terminate()
+        try:
+            process.wait(grace)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    process.kill()
+    process.wait(10)

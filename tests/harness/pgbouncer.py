@@ -124,11 +124,5 @@ class PgBouncer:
         return " ".join(path.read_text(errors="replace")[-1500:] for path in logs if path.exists())
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        embedded.end_process(self.process)
         self.process = None

@@ -174,19 +174,11 @@ class S3Server:
         return self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+        embedded.end_process(self.process, grace=20)
         self.process = None
 
     def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
+        embedded.end_process(self.process, grace=0)
         self.process = None
 
     def restart(self, down_seconds: float = 1.0) -> None:

@@ -107,35 +107,20 @@ class DataHost:
         command += ["--protected-mode", "no"]
         self.redis = subprocess.Popen(self._in_host(command), stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
-        while not _redis_answers(self.host.address, REDIS_PORT):
+        while not embedded.redis_answers(REDIS_PORT, host=self.host.address):
             if time.monotonic() > deadline:
                 raise embedded.EmbeddedServiceError("the data host's Redis did not answer")
             time.sleep(0.1)
 
     def restart_redis(self, down_seconds: float = 1.0) -> None:
-        if self.redis is not None:
-            self.redis.terminate()
-            self.redis.wait(10)
+        embedded.end_process(self.redis)
         time.sleep(down_seconds)
         self.start_redis()
 
     def stop(self) -> None:
         self.pgbouncer.stop()
         self.s3.stop()
-        if self.redis is not None and self.redis.poll() is None:
-            self.redis.terminate()
-            self.redis.wait(10)
+        embedded.end_process(self.redis)
         if (self.pgdata / "postmaster.pid").exists():
             with contextlib.suppress(embedded.EmbeddedServiceError):
                 self._pg_ctl("-m", "immediate", "stop")
-
-
-def _redis_answers(address: str, port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection((address, port), timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
