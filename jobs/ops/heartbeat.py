@@ -133,9 +133,14 @@ def _write(name: str, threads: int, queues: list[str], started: datetime) -> Non
 
     now = timezone.now()
     host, pid = name.rsplit(":", 1)
+    # A process taken for dead by its silence (a machine cut off the network, then back)
+    # beats again: it is alive, and its new claims must not look stale. What it held was
+    # taken back meanwhile, and its attempts' writes are refused (Job.lease).
+    if WorkerProcess.objects.filter(name=name, dead_at__isnull=False).exists():
+        log.warning("this worker process was taken for dead after a silence; alive again")
     WorkerProcess.objects.update_or_create(
         name=name,
-        defaults={"threads": threads, "queues": queues, "beat_at": now},
+        defaults={"threads": threads, "queues": queues, "beat_at": now, "dead_at": None},
         create_defaults={
             "host": host,
             "pid": int(pid),

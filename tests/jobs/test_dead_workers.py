@@ -115,6 +115,24 @@ def test_a_silent_beat_is_death_only_to_a_judge_that_reached_the_database_all_al
     assert heartbeat.mark_dead(judge=JUDGE, judge_silence=True) == [silent.name]
 
 
+def test_a_process_taken_for_dead_that_beats_again_is_alive_and_its_new_claims_are_not_stale(
+    alice, broker, live_pid
+):
+    # A machine cut off the network: its silence passed for death, then it came back.
+    name = heartbeat.process_name()
+    heartbeat._write(name, 4, ["fast"], timezone.now())
+    WorkerProcess.objects.filter(name=name).update(dead_at=timezone.now())
+    job = make_document(alice).current_job
+    services.claim_job(job_id=job.id, worker=f"{name}:Thread-1")
+    assert Job.objects.stale().filter(id=job.id).exists()  # what a sweep would take back
+
+    heartbeat._write(name, 4, ["fast"], timezone.now())
+
+    assert WorkerProcess.objects.get(name=name).dead_at is None
+    assert not Job.objects.stale().filter(id=job.id).exists()
+    assert Job.objects.running().filter(id=job.id).exists()
+
+
 def test_a_neighbour_whose_pid_runs_is_alive_however_late_its_beat(alice, broker, live_pid):
     # Starved of CPU (a nice worker on a busy machine) or stuck: not dead, its lease decides.
     process(live_pid, beat_ago=2 * heartbeat.silence_seconds())
