@@ -1,6 +1,7 @@
 """The test hosts the multi-host scenario runs on (tests/harness/netns.py): each reaches
 the others only over its link, sees only its own directory, and can be cut off."""
 
+import os
 import subprocess
 import sys
 import time
@@ -64,3 +65,23 @@ def test_hosts_reach_each_other_over_their_links_and_keep_their_own_disks(cluste
     finally:
         server.kill()
         server.wait(10)
+
+
+def test_each_host_has_a_name_and_a_process_table_its_processes_share(cluster):
+    a, b = cluster.hosts["a"], cluster.hosts["b"]
+    seen = "import os, socket; print(socket.gethostname(), os.readlink('/proc/self/ns/pid'))"
+
+    def look(host: netns.Host) -> tuple[str, str]:
+        done = host.run([sys.executable, "-c", seen], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        name, table = done.stdout.split()
+        return name, table
+
+    first, second = look(a), look(a)
+    assert first == second  # two processes of a host: one name, one process table
+    assert first[0] == "a"
+    other = look(b)
+    assert other[0] == "b"
+    assert other[1] != first[1]
+    mine = os.readlink("/proc/self/ns/pid")
+    assert mine not in (first[1], other[1])

@@ -2,9 +2,11 @@
 
 `Cluster` makes a bridge and, per host, a network namespace joined to it by a veth pair,
 with an address of a private /24 the test picks. `Host.popen` runs a command in the host's
-namespace and in a mount namespace of its own, where the host's directory is its working
+network namespace and in its mount namespace, where the host's directory is its working
 directory and the cluster's other directories are hidden (a tmpfs over their parent): no
 two hosts share a working directory, and a path of another host does not exist there.
+Each host also has a process table and a host name of its own, shared by its processes,
+as a machine's are.
 `Host.cut` and `Host.mend` take its link down and up, as a network cut would. Everything
 is removed by `Cluster.remove`. Needs root and iproute2 (`ip netns`).
 """
@@ -15,7 +17,9 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,13 +28,33 @@ def unavailable() -> str | None:
     """Why namespaces cannot be made here, or None when they can."""
     if os.geteuid() != 0:
         return "network namespaces need root (ip netns); run the suite as root to include this"
-    if shutil.which("ip") is None or shutil.which("unshare") is None:
-        return "iproute2's ip and util-linux's unshare are needed for network namespaces"
+    if not all(shutil.which(tool) for tool in ("ip", "unshare", "nsenter")):
+        return "iproute2's ip and util-linux's unshare and nsenter are needed for test hosts"
     return None
+
+
+def _running(pid: str) -> bool:
+    """Whether the process runs still (a zombie, waiting for its parent, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "ZX"
 
 
 def _ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
+
+
+# A host's first process: it only reaps (processes whose parent died are handed to it).
+REAPER = """
+import os, time
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        time.sleep(1)
+"""
 
 
 @dataclass
@@ -39,31 +63,66 @@ class Host:
     address: str
     root: Path  # its own directory (its working directory inside)
     veth: str  # the bridge's end of its link
+    init: subprocess.Popen | None = None  # `boot`'s unshare; its child is the host's init
 
-    def command(self, argv: list[str]) -> list[str]:
-        """`argv` run in this host: its network namespace, a mount namespace where every
-        other host's directory is hidden, and its own directory as the working one."""
+    @property
+    def hostname(self) -> str:
+        return self.root.name  # the name the test gave it: web1, worker2, ...
+
+    def boot(self) -> None:
+        """The host's namespaces, held by a first process that only reaps: its network
+        namespace; a mount namespace where every other host's directory is hidden; a
+        process table and a host name of its own, as on another machine (a worker names
+        its jobs host:pid:thread, and tells a dead neighbour by its pid only on its own
+        table). Every command of the host joins them (`command`)."""
         hosts = self.root.parent
         script = (
+            f"hostname {shlex.quote(self.hostname)} && "
             f"mount --bind {shlex.quote(str(self.root))} /mnt && "
             f"mount -t tmpfs -o size=1m hidden {shlex.quote(str(hosts))} && "
             f"mkdir -p {shlex.quote(str(self.root))} && "
             f"mount --move /mnt {shlex.quote(str(self.root))} && "
-            f"cd {shlex.quote(str(self.root))} && exec {shlex.join(argv)}"
+            f"exec {shlex.quote(sys.executable)} -c {shlex.quote(REAPER)}"
         )
-        return [
-            "ip",
-            "netns",
-            "exec",
-            self.name,
-            "unshare",
-            "--mount",
-            "--propagation",
-            "private",
-            "sh",
-            "-c",
-            script,
-        ]
+        unshare = ["unshare", "--mount", "--uts", "--pid", "--fork", "--mount-proc"]
+        unshare += ["--propagation", "private"]
+        self.init = subprocess.Popen(
+            ["ip", "netns", "exec", self.name, *unshare, "sh", "-c", script],
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 20
+        while not self._reaping():
+            if self.init.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"test host {self.hostname} did not boot")
+            time.sleep(0.05)
+
+    def _first_process(self) -> int | None:
+        """The host's first process (pid 1 inside), by its global pid."""
+        assert self.init is not None
+        children = Path(f"/proc/{self.init.pid}/task/{self.init.pid}/children")
+        try:
+            found = children.read_text().split()
+        except OSError:
+            return None
+        return int(found[0]) if found else None
+
+    def _reaping(self) -> bool:
+        """Booted: the first process has made its mounts and become the reaper."""
+        pid = self._first_process()
+        try:
+            return pid is not None and b"os.wait()" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return False
+
+    def command(self, argv: list[str]) -> list[str]:
+        """`argv` run in this host (`boot`'s namespaces), from its own directory. A signal
+        to the process group reaches `argv`; its pid and host name are the host's."""
+        pid = self._first_process()
+        if pid is None:
+            raise RuntimeError(f"test host {self.hostname} is not booted")
+        script = f"cd {shlex.quote(str(self.root))} && exec {shlex.join(argv)}"
+        namespaces = ["--net", "--mount", "--uts", "--pid"]
+        return ["nsenter", "--target", str(pid), *namespaces, "--", "sh", "-c", script]
 
     def popen(self, argv: list[str], **options: object) -> subprocess.Popen:
         return subprocess.Popen(self.command(argv), **options)  # type: ignore[call-overload]
@@ -115,16 +174,26 @@ class Cluster:
             _ip("netns", "exec", namespace, "ip", *args)
         root = self.base / "hosts" / name
         root.mkdir()
-        self.hosts[name] = Host(namespace, address, root, veth)
+        self.hosts[name] = host = Host(namespace, address, root, veth)
+        host.boot()
 
     def remove(self) -> None:
-        """Every namespace, link and directory made; safe after a partial create."""
+        """Every namespace, link and directory made, once every process of the hosts is
+        gone (a namespace lives on while one runs); safe after a partial create."""
         for host in self.hosts.values():
             inside = subprocess.run(
                 ["ip", "netns", "pids", host.name], capture_output=True, text=True
             )
             for pid in inside.stdout.split():
                 subprocess.run(["kill", "-9", pid], capture_output=True)
+            if host.init is not None:
+                host.init.wait(10)
+            deadline = time.monotonic() + 10
+            while any(_running(pid) for pid in inside.stdout.split()):
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            subprocess.run(["ip", "link", "del", host.veth], capture_output=True)
             subprocess.run(["ip", "netns", "del", host.name], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
         shutil.rmtree(self.base, ignore_errors=True)

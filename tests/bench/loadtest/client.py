@@ -38,6 +38,10 @@ class Answer:
     code: str = ""  # the refusal's error code
     job_id: str | None = None
     error: str = ""  # what went wrong without an answer
+    # Sent again elsewhere after no answer (a web host lost: `upload_anywhere`), each time
+    # with the same Idempotency-Key; what the first try met.
+    resent: int = 0
+    first_error: str = ""
 
     @property
     def accepted(self) -> bool:
@@ -71,7 +75,9 @@ def addresses(servers: Server | Sequence[Address]) -> list[Address]:
     return list(cast(Sequence[Address], servers))
 
 
-def _request(server: Address, token: str, upload: Upload, webhook_url: str = "") -> bytes:
+def _request(
+    server: Address, token: str, upload: Upload, webhook_url: str = "", key: str = ""
+) -> bytes:
     # The webhook's field first: the server checks it before it stores the file.
     fields = _field("webhook_url", webhook_url) if webhook_url else b""
     part = (
@@ -87,15 +93,19 @@ def _request(server: Address, token: str, upload: Upload, webhook_url: str = "")
         "POST /api/documents/ HTTP/1.1\r\n"
         f"Host: {server[0]}:{server[1]}\r\n"
         f"Authorization: Token {token}\r\n"
-        f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
+        + (f"Idempotency-Key: {key}\r\n" if key else "")
+        + f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
         f"Content-Length: {len(part) + upload.bytes + len(closing)}\r\n"
         "Connection: close\r\n\r\n"
     ).encode()
     return head + part + upload.body + closing
 
 
-def upload(server: Server, token: str, item: Upload, phase: str, webhook_url: str = "") -> Answer:
-    """One upload on a new connection (naming `webhook_url`, if any); never raises."""
+def upload(
+    server: Server, token: str, item: Upload, phase: str, webhook_url: str = "", key: str = ""
+) -> Answer:
+    """One upload on a new connection (naming `webhook_url`, if any; with `key` as its
+    Idempotency-Key); never raises."""
     answer = Answer(phase, item.kind, item.source, item.bytes, item.pages, time.time(), 0.0)
     began = time.perf_counter()
     target = address_of(server)
@@ -104,7 +114,7 @@ def upload(server: Server, token: str, item: Upload, phase: str, webhook_url: st
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # The server may refuse before reading the whole body: read its answer anyway.
             with contextlib.suppress(OSError):
-                sock.sendall(_request(target, token, item, webhook_url))
+                sock.sendall(_request(target, token, item, webhook_url, key))
             status, headers, body = read_response(sock)
     except (OSError, ValueError, IndexError) as exc:
         answer.seconds = time.perf_counter() - began
@@ -114,6 +124,36 @@ def upload(server: Server, token: str, item: Upload, phase: str, webhook_url: st
     answer.status = status
     answer.retry_after = headers.get("retry-after")
     _parse_body(answer, body)
+    return answer
+
+
+def upload_anywhere(
+    targets: Sequence[Address],
+    first: int,
+    token: str,
+    item: Upload,
+    phase: str,
+    webhook_url: str = "",
+    rounds: int = 3,
+) -> Answer:
+    """One upload to `targets[first]`, sent to the next target, and the next, with the
+    same Idempotency-Key while none answers (a load balancer's retry of a lost web host):
+    a repeat the service already took gets its first answer again and creates nothing.
+    Up to `rounds` times round the targets, a second apart after each round."""
+    key = f"{BOUNDARY}-{uuid.uuid4().hex}"
+    answer = upload(targets[first % len(targets)], token, item, phase, webhook_url, key)
+    began, first_error, resent = answer.start, answer.error, 0
+    for attempt in range(1, rounds * len(targets)):
+        if answer.status:
+            break
+        if attempt % len(targets) == 0:
+            time.sleep(1.0)
+        resent += 1
+        answer = upload(targets[(first + attempt) % len(targets)], token, item, phase,
+                        webhook_url, key)  # fmt: skip
+    if resent:
+        answer.seconds += answer.start - began
+        answer.start, answer.resent, answer.first_error = began, resent, first_error
     return answer
 
 
@@ -171,9 +211,10 @@ def burst(
     tokens: list[str],
     uploads: list[Upload],
     webhook_url: str = "",
+    failover: bool = False,
 ) -> list[Answer]:
     """Every user's upload, released together by a barrier (user n to the n-th server, in
-    turn)."""
+    turn; with `failover`, to the next one while none answers: `upload_anywhere`)."""
     targets = addresses(servers)
     answers: list[Answer] = []
     lock = threading.Lock()
@@ -181,8 +222,11 @@ def burst(
 
     def user(number: int) -> None:
         barrier.wait(timeout=120)
-        target = targets[number % len(targets)]
-        answer = upload(target, tokens[number], uploads[number], "burst", webhook_url)
+        args = (tokens[number], uploads[number], "burst", webhook_url)
+        if failover:
+            answer = upload_anywhere(targets, number, *args)
+        else:
+            answer = upload(targets[number % len(targets)], *args)
         with lock:
             answers.append(answer)
 
@@ -206,9 +250,10 @@ class Pushers:
         make_upload: Callable[[int], Upload],
         clients: int = 4,
         webhook_url: str = "",
+        failover: bool = False,
     ) -> None:
         self.targets, self.tokens, self.make_upload = addresses(servers), tokens, make_upload
-        self.webhook_url = webhook_url
+        self.webhook_url, self.failover = webhook_url, failover
         self.answers: list[Answer] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -231,8 +276,11 @@ class Pushers:
         while not self._stop.is_set():
             number = self._next()
             token = self.tokens[number % len(self.tokens)]
-            target = self.targets[number % len(self.targets)]
-            answer = upload(target, token, self.make_upload(number), "push", self.webhook_url)
+            args = (token, self.make_upload(number), "push", self.webhook_url)
+            if self.failover:
+                answer = upload_anywhere(self.targets, number, *args)
+            else:
+                answer = upload(self.targets[number % len(self.targets)], *args)
             with self._lock:
                 self.answers.append(answer)
             # Straight on while accepted, so the backlog reaches its limit and stays there;

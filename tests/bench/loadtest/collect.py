@@ -11,7 +11,7 @@ from tests.harness import chunks
 JOBS_SQL = """
 SELECT id::text, document_id::text, version, lane, status, attempts, progress_total,
        error_code, extract(epoch FROM created_at), extract(epoch FROM queued_at),
-       extract(epoch FROM started_at), extract(epoch FROM finished_at)
+       extract(epoch FROM started_at), extract(epoch FROM finished_at), owner_id
 FROM jobs_job
 """
 # An attempt ran in its job's lane, except a scan's attempts up to the one that handed it on
@@ -46,6 +46,7 @@ class JobRow:
     queued: float
     started: float | None
     finished: float | None
+    owner: int = 0
 
 
 @dataclass
@@ -81,8 +82,10 @@ def read_final(database_url: str, fast_lane_max_bytes: int) -> Final:
     final = Final()
     with psycopg.connect(database_url, autocommit=True, connect_timeout=10) as conn:
         for row in conn.execute(JOBS_SQL).fetchall():
-            *head, created, queued, started, finished = row
-            job = JobRow(*head, float(created), float(queued), _float(started), _float(finished))
+            *head, created, queued, started, finished, owner = row
+            job = JobRow(
+                *head, float(created), float(queued), _float(started), _float(finished), owner
+            )
             final.jobs[job.id] = job
         for job_id, number, worker, started, finished, outcome, code, lane in conn.execute(
             ATTEMPTS_SQL, [fast_lane_max_bytes]

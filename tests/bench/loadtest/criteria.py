@@ -198,6 +198,11 @@ def fault_hold(fault: Fault, sweep_every: float) -> tuple[float, str]:
     took = fault.end - fault.start
     if fault.name == "kill":  # its jobs claimed again; its prefetched messages sent again
         return RECLAIM_LIMIT, f"kill {RECLAIM_LIMIT:.0f} s (its jobs claimed again)"
+    if fault.name == "cut":  # a worker host's jobs and prefetched messages: back after
+        # its silence or its lease, well within the cut; then a sweep and a claim
+        return took + sweep_every, f"cut {took:.0f} s + a sweep {sweep_every:g} s"
+    if fault.name == "web":  # a lost web host holds no job; its users sent elsewhere
+        return 0.0, "web host lost: holds no job"
     if fault.name == "redis":  # what it lost is sent again at the next sweep
         return took + sweep_every, f"Redis {took:.1f} s down + a sweep {sweep_every:g} s"
     if fault.name == "s3":  # a worker's read is tried again every second

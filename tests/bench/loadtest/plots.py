@@ -18,8 +18,13 @@ FAULT_STYLE = {  # colour and label of each fault's band on the timelines
     "postgres": ("#8c564b", "Postgres restarted"),
     "s3": ("#17becf", "S3 server restarted"),
     "429": ("#ff7f0e", "provider 429"),
+    "cut": ("#d62728", "worker host cut off"),
+    "web": ("#7f7f7f", "web host killed"),
 }
-SHORT = {"kill": "kill", "redis": "Redis", "postgres": "Postgres", "s3": "S3", "429": "429"}
+SHORT = {
+    **{"kill": "kill", "redis": "Redis", "postgres": "Postgres", "s3": "S3", "429": "429"},
+    **{"cut": "cut", "web": "web"},
+}
 CLASSES = [SMALL, MEDIUM, LARGE, SCAN, PADDED, LONG]
 plt.rcParams.update(
     {"font.size": 10, "svg.fonttype": "none", "axes.spines.top": False, "axes.spines.right": False}

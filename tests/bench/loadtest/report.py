@@ -46,6 +46,7 @@ def _plain(outcome: Outcome) -> dict:
         "attempts": [asdict(a) for rows in final.attempts.values() for a in rows] if final else [],
         "stalls": outcome.stalls[:50],
         "restarts": outcome.restarts,
+        "cluster": outcome.cluster,
     }
 
 
@@ -126,6 +127,45 @@ def _faults_table(data: dict) -> str:
     return _table(["fault", "at", "lasted", "what"], rows, right={1, 2})
 
 
+def _cluster(data: dict) -> str:
+    """The cluster run's hosts, the cut host's refused writes and the scale-out."""
+    cluster = data.get("cluster") or {}
+    if not cluster:
+        return ""
+    hosts = ", ".join(f"{name} {address}" for name, address in cluster["hosts"].items())
+    refused = cluster.get("refused", {})
+    by_write = refused.get("by_write")
+    writes = (
+        ", ".join(f"{write}: {n:.0f}" for write, n in sorted(by_write.items())) or "none"
+        if by_write is not None
+        else html.escape(refused.get("error", "not read"))
+    )
+    scale = cluster.get("scale_out") or {}
+    rows = [
+        ["test hosts (network namespaces on one bridge)", html.escape(hosts)],
+        ["writes the cut-off host refused, by kind", html.escape(writes)],
+    ]
+    if scale.get("signal"):
+        at = scale["signal"] - data["marks"]["burst"]
+        rows.append(
+            [
+                "scale-out: the metrics asked for more worker hosts",
+                f"{scale['pods_wanted']} wanted, {scale['pods_running']} running "
+                f"(ingest_workers_wanted {scale['wanted_threads']:.0f} threads, "
+                f"{scale['queued']:.0f} queued) {at:.0f} s after the burst",
+            ]
+        )
+        rows.append(
+            [
+                "scale-out: from that reading to the new host's workers ready / first claim",
+                f"{scale['to_ready']:.1f} s / {scale['to_claim']:.1f} s",
+            ]
+        )
+    elif scale.get("error"):
+        rows.append(["scale-out", html.escape(scale["error"])])
+    return "<h2>Hosts</h2>" + _table(["", ""], rows)
+
+
 def _figures(data: dict) -> dict:
     burst = [a for a in data["answers"] if a["phase"] == "burst" and 200 <= a["status"] < 300]
     jobs = {j["id"]: j for j in data["jobs"]}
@@ -183,7 +223,7 @@ def render(data: dict, fig: dict) -> str:
 <style>{STYLE}</style></head><body>
 <h1>Load test, {when}</h1>{verdict}{_criteria_table(data["criteria"])}{_facts(data)}
 <h2>Queue, faults and throughput</h2>{fig["timeline"]}
-<h2>Faults</h2>{_faults_table(data)}
+<h2>Faults</h2>{_faults_table(data)}{_cluster(data)}
 <h2>Acknowledgement by upload class</h2>{fig["ack"]}{
         _ack_table(
             [a for a in data["answers"] if a["phase"] == "burst" and 200 <= a["status"] < 300]

@@ -38,6 +38,7 @@ class Outcome:
     restarts: list[tuple[float, str, str]] = field(default_factory=list)  # by the supervisor
     receiver: webhooks.Receiver | None = None
     database_url: str = ""
+    cluster: dict = field(default_factory=dict)  # the cluster run's own figures
 
     @property
     def passed(self) -> bool:

@@ -51,10 +51,14 @@ class Params:
         return asdict(self)
 
 
-def parse(argv: list[str] | None = None) -> Params:
+def parser(
+    prog: str = "python -m tests.bench.loadtest", description: str = ""
+) -> argparse.ArgumentParser:
+    """The knobs as command-line options (the cluster run adds its own to these)."""
     parser = argparse.ArgumentParser(
-        prog="python -m tests.bench.loadtest",
-        description="500 users upload at once; a worker is killed, Redis and Postgres "
+        prog=prog,
+        description=description
+        or "500 users upload at once; a worker is killed, Redis and Postgres "
         "restarted, the provider says 429; then every criterion is judged and a report "
         "written to var/loadtest/<time>/.",
     )
@@ -87,7 +91,14 @@ def parse(argv: list[str] | None = None) -> Params:
     parser.add_argument("--drain-timeout", type=float, help="(900 s; 300 s)")
     parser.add_argument("--pushers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=9)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def parse(argv: list[str] | None = None) -> Params:
+    return from_args(parser().parse_args(argv))
+
+
+def from_args(args: argparse.Namespace) -> Params:
     full = args.users >= FULL_RUN_USERS
 
     def pick(value: float | None, full_default: float, short_default: float) -> float:
