@@ -164,6 +164,16 @@ DATABASES["default"]["OPTIONS"] = {
 # service's own locks (pg_advisory_xact_lock) and settings (SET LOCAL) are transaction-
 # scoped already. `session`: a direct Postgres, or a pooler in session mode.
 DATABASE_POOL_MODE = env_choice("DATABASE_POOL_MODE", "session", {"session", "transaction"})
+# A transaction whose client went silent (its machine cut off the network, frozen) is
+# ended by Postgres after this long, and its row locks with it: the job a cut-off worker
+# was writing is taken over when its lease runs out, not when the link comes back. Sent
+# as a startup option on a direct connection; a pooler in transaction mode takes no
+# options, and its own `idle_transaction_timeout` does the same (many-machines.md).
+DATABASE_IDLE_TRANSACTION_SECONDS = env_int("DATABASE_IDLE_TRANSACTION_SECONDS", 30, minimum=0)
+if DATABASE_POOL_MODE == "session" and DATABASE_IDLE_TRANSACTION_SECONDS:
+    timeout = f"-c idle_in_transaction_session_timeout={DATABASE_IDLE_TRANSACTION_SECONDS}s"
+    options = DATABASES["default"]["OPTIONS"]
+    options["options"] = f"{options.get('options', '')} {timeout}".strip()
 if DATABASE_POOL_MODE == "transaction":
     DATABASES["default"]["OPTIONS"] = {
         **DATABASES["default"].get("OPTIONS", {}),

@@ -82,6 +82,14 @@ TOPICS = [
                 "`session`: Postgres itself, or a pooler in session mode.",
                 shown="`session`",
             ),
+            "DATABASE_IDLE_TRANSACTION_SECONDS": _m(
+                "Postgres ends a transaction whose client has sent nothing for this long "
+                "(`idle_in_transaction_session_timeout`), and frees its locks: a worker "
+                "machine cut off mid-write does not hold its job past the lease. Keep it "
+                "below INGEST_LEASE_SECONDS; 0: off. Not sent through a pooler in "
+                "transaction mode: set PgBouncer's `idle_transaction_timeout` there.",
+                SECONDS,
+            ),
             "WS_DATABASE_CONN_HEALTH_CHECKS": _declared(
                 "true or false",
                 False,

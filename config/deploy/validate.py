@@ -373,6 +373,11 @@ def lane_threads(lane: str, config: dict[str, Any], procfile: dict[str, str]) ->
     return product
 
 
+# A backlog this deep asks for a lane's maximum of pods (the source texts: "from 4 to 32
+# within 90 seconds of queue depth exceeding 200").
+QUEUE_DEPTH_FOR_MAX = 200
+
+
 def scaled_object_problems(
     name: str,
     scaled: Resource,
@@ -398,8 +403,17 @@ def scaled_object_problems(
             problems.append(
                 f"ScaledObject/{name}: asks for lane {lane.group(1)} but scales {target}"
             )
+        threshold = float(trigger["metadata"]["threshold"])
+        if "ingest_jobs{" in query:  # the backlog trigger: 200 queued ask for the maximum
+            wanted = QUEUE_DEPTH_FOR_MAX / scaled["spec"]["maxReplicaCount"]
+            if 'status="queued"' not in query or abs(threshold - wanted) > 1e-9:
+                problems.append(
+                    f"ScaledObject/{name}: a backlog trigger counts queued jobs, threshold "
+                    f"{QUEUE_DEPTH_FOR_MAX} / maxReplicaCount = {wanted:g}"
+                )
+            continue
         threads = lane_threads(lane.group(1), config, procfile)
-        if float(trigger["metadata"]["threshold"]) != threads:
+        if threshold != threads:
             problems.append(
                 f"ScaledObject/{name}: threshold {trigger['metadata']['threshold']}"
                 f" is not the {threads} threads one pod runs (WORKER_"

@@ -45,12 +45,16 @@ class PgBouncer:
         listen: str = "127.0.0.1",
         port: int | None = None,
         launcher: Callable[[list[str]], list[str]] | None = None,
+        idle_transaction_timeout: float = 0,
     ) -> None:
         self.workdir = workdir
         # How its command is run: as it is, or in a test host (tests/harness/netns.py).
         self.launcher = launcher or (lambda argv: argv)
         self.upstream_host, self.upstream_port = upstream_host, upstream_port
         self.pool_size, self.max_clients = pool_size, max_clients
+        # A client silent this long inside a transaction is disconnected, and its server
+        # connection (its locks) with it: PgBouncer's DATABASE_IDLE_TRANSACTION_SECONDS.
+        self.idle_transaction_timeout = idle_transaction_timeout
         self.listen = listen
         self.port = port or embedded.free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -75,6 +79,7 @@ class PgBouncer:
                 # Django's connection check and psycopg's own startup parameters.
                 "ignore_startup_parameters = extra_float_digits,options",
                 "server_reset_query =",
+                f"idle_transaction_timeout = {self.idle_transaction_timeout:g}",
                 f"logfile = {self.workdir / 'pgbouncer.log'}",
                 f"pidfile = {self.workdir / 'pgbouncer.pid'}",
                 "admin_users = postgres",

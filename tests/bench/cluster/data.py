@@ -28,7 +28,9 @@ DATABASE = "ingest"
 
 
 class DataHost:
-    def __init__(self, host: Host, root: Path, *, pool_size: int = 20) -> None:
+    def __init__(
+        self, host: Host, root: Path, *, pool_size: int = 20, idle_transaction: float = 10
+    ) -> None:
         self.host, self.root = host, root
         self.pgdata = root / "pg"
         self.redis: subprocess.Popen | None = None
@@ -43,6 +45,7 @@ class DataHost:
             listen=host.address,
             port=6432,
             launcher=self._in_host,
+            idle_transaction_timeout=idle_transaction,
         )
 
     def _in_host(self, argv: list[str]) -> list[str]:

@@ -35,7 +35,8 @@ from tests.browser.servers import ROOT, BreakableOpenAI, ServerProcess
 from tests.harness.netns import Cluster, Host
 
 API_KEY = "cluster-key"
-METRICS_PORT = 9100  # WORKER_METRICS_PORT on every worker host
+METRICS_PORT = 9100
+IDLE_TRANSACTION_SECONDS = 10  # below the run's lease (20 s)  # WORKER_METRICS_PORT on every worker host
 NAMES = ["data", "web1", "web2", "worker1", "worker2", "worker3", "client"]
 # Worker processes per lane on each worker host (threads each: the run's, OCR's one).
 LANES = {
@@ -106,7 +107,9 @@ class ClusterStack:
         self.cluster.base.mkdir(parents=True, exist_ok=True)
         self.cluster.create(NAMES)
         data = self.host("data")
-        self.data = DataHost(data, data.root / "services").start()
+        self.data = DataHost(
+            data, data.root / "services", idle_transaction=IDLE_TRANSACTION_SECONDS
+        ).start()
         self.openai = BreakableOpenAI(api_key=API_KEY, host=self.bridge_address).start()
         self.receiver = webhooks.Receiver(host=self.bridge_address).start()
         env = self.app_env()
@@ -126,6 +129,9 @@ class ClusterStack:
             **self.settings,
             "DATABASE_URL": self.data.pooled_url if self.pooled else self.data.direct_url,
             "DATABASE_POOL_MODE": "transaction" if self.pooled else "session",
+            # A cut-off worker's open transaction ends well within its lease, directly or
+            # through PgBouncer (whose own setting the data host gives the same value).
+            "DATABASE_IDLE_TRANSACTION_SECONDS": str(IDLE_TRANSACTION_SECONDS),
             "REDIS_URL": self.data.redis_url,
             **self.data.s3.variables,
             "INGEST_EMBED_PROVIDER": "openai",
