@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr pgbouncer loadtest
+.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr pgbouncer loadtest loadtest-cluster image
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -106,12 +106,15 @@ ocr: $(VENV)/.installed-base
 	if [ -n "$$left" ]; then echo "Still missing after the install:" $$left \
 		"(is INGEST_OCR_TESSDATA a directory of your own?)" >&2; exit 1; fi
 
-## make test: a short load test (as make loadtest LOADTEST_USERS=60: the same faults), then
-## the whole suite on private Postgres + Redis that the tests start themselves. pytest runs
-## last whatever the load test says (its closing line is the suite's verdict); either
-## failing fails the target.
+## make test: a short load test (as make loadtest LOADTEST_USERS=60: the same faults), a
+## short one across test hosts (as make loadtest-cluster with 20 users; skipped, saying
+## so, where network namespaces cannot be made), then the whole suite on private Postgres
+## + Redis that the tests start themselves. pytest runs last whatever the load tests say
+## (its closing line is the suite's verdict); any of them failing fails the target.
+CLUSTER_SHORT := --users 20 --gap 5 --settle 10
 test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr pgbouncer
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
+	$(PY) -m tests.bench.cluster $(CLUSTER_SHORT) $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
 
 ## make loadtest: N users upload real PDFs at once to a private stack while a worker is
@@ -121,6 +124,14 @@ LOADTEST_USERS ?= 500
 loadtest: $(VENV)/.installed-dev ocr
 	$(PY) -m tests.bench.loadtest --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
 
+## make loadtest-cluster: the load test across test hosts on this machine (network
+## namespaces: a data host with Postgres, PgBouncer, Redis and S3, two web hosts, two
+## worker hosts, a client host; no shared disk) while a worker host is cut off past its
+## lease, a web host killed, Redis and S3 restarted, and a third worker host started when
+## the metrics ask (docs/running/many-machines.md). Needs root; report in var/loadtest/.
+loadtest-cluster: $(VENV)/.installed-dev ocr pgbouncer
+	$(PY) -m tests.bench.cluster --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
+
 ## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
 chaos: $(VENV)/.installed-dev ocr pgbouncer
 	INGEST_CHAOS_ROUNDS=$${CHAOS_ROUNDS:-5} $(PY) -m pytest tests/chaos $(PYTEST_ARGS)
@@ -128,9 +139,10 @@ chaos: $(VENV)/.installed-dev ocr pgbouncer
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
 ## /metrics scrape over a million job rows, search, one account's hanging webhooks beside
-## another's uploads, and what each job costs Postgres and Redis
-## (docs/working/benchmarks.md). BENCH_WS_ARGS=--quick: a short run.
-bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr
+## another's uploads, what each job costs Postgres and Redis, and the connections two web
+## and two worker hosts hold with and without PgBouncer (docs/working/benchmarks.md).
+## BENCH_WS_ARGS=--quick: a short run.
+bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench $(BENCH_ARGS)
 	$(PY) -m tests.bench.busy
 	$(PY) -m tests.bench.pipeline
@@ -140,6 +152,7 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr
 	$(PY) -m tests.bench.search
 	$(PY) -m tests.bench.webhook_fairness
 	$(PY) -m tests.bench.cost
+	$(PY) -m tests.bench.cluster.budget
 	$(PY) -m tests.bench.ocr
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the deploy files
@@ -161,6 +174,26 @@ lint: $(VENV)/.installed-dev
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir var/site
 	$(PY) requirements/check_wheels.py
 	$(PY) requirements/audit.py
+
+## make image: the service's image (config/deploy/Containerfile, tagged ingest:local) built
+## with Debian's podman on a Debian base that debootstrap makes (once), so no container
+## registry is needed; then run for real: migrate, web and worker-fast from it on private
+## Postgres, Redis and S3, one upload processed (config/deploy/image_check.py). Installs
+## podman, runc, netavark and debootstrap when missing; needs root. Not part of make test.
+## IMAGE_ARGS=--no-check: the build alone. Storage under var/image/ (config/deploy/README.md).
+IMAGE_PACKAGES := podman runc netavark debootstrap
+image: $(VENV)/.installed-dev
+	@missing=$$(for package in $(IMAGE_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$package 2>/dev/null | grep -q 'ok installed' || echo $$package; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	else echo "The image needs root, and" $$missing "(apt-get install" $$missing ")" >&2; exit 1; fi; \
+	echo "Installing Debian's" $$missing "for the image"; \
+	$$sudo apt-get update && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing
+	@if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	$$sudo config/deploy/image.sh $(IMAGE_ARGS)
 
 format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --fix .

@@ -77,7 +77,11 @@ def _run(stack: ClusterStack, params: ClusterParams, outcome: Outcome, out: Path
     assert stack.receiver is not None
     outcome.receiver = stack.receiver
     outcome.database_url = database_url = stack.database_url
-    outcome.meta = dict(machine=describe_machine(env), code=code_version())
+    machine = describe_machine({**env, "DATABASE_URL": database_url}).replace(
+        "client and servers on the same machine over loopback",
+        "each host a network namespace of this machine, on veth links to one bridge",
+    )
+    outcome.meta = dict(machine=machine, code=code_version())
     say(
         "hosts up: "
         + ", ".join(f"{name} {host.address}" for name, host in stack.cluster.hosts.items())

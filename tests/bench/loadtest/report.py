@@ -63,7 +63,7 @@ def _criteria_table(criteria: list[dict]) -> str:
                 html.escape(c["limit"]),
             ]
         )
-    return _table(["", "criterion", "measured", "limit"], rows, right={3})
+    return _table(["", "criterion", "measured", "limit"], rows)
 
 
 def ack_rows(answers: list[dict]) -> list[tuple[str, int, float, float, float, float]]:
@@ -163,7 +163,7 @@ def _cluster(data: dict) -> str:
         )
     elif scale.get("error"):
         rows.append(["scale-out", html.escape(scale["error"])])
-    return "<h2>Hosts</h2>" + _table(["", ""], rows)
+    return "<h2>Hosts</h2>" + _table(["", "measured"], rows)
 
 
 def _figures(data: dict) -> dict:
@@ -189,6 +189,17 @@ def _figures(data: dict) -> dict:
     }
 
 
+def _workers(data: dict) -> str:
+    p, cluster = data["params"], data.get("cluster")
+    if not cluster:
+        return f"{p['workers']} worker processes x {p['threads']} threads"
+    via = "through PgBouncer" if p.get("pooled") else "straight to Postgres"
+    return (
+        f"worker hosts of a fast and a batch process x {p['threads']} threads each (the "
+        f"first also OCR's and the sweeper), a third started by the scale-out; {via}"
+    )
+
+
 def _facts(data: dict) -> str:
     p, marks = data["params"], data["marks"]
     answers = data["answers"]
@@ -200,7 +211,7 @@ def _facts(data: dict) -> str:
         "while accepted and once a second after a refusal, until "
         f"{p['settle']:.0f} s after the last fault. {accepted} uploads accepted of "
         f"{len(answers)}. Backlog limit {p['users'] + p['backlog_extra']} jobs; "
-        f"{p['workers']} worker processes x {p['threads']} threads; lease {p['lease']} s; "
+        f"{_workers(data)}; lease {p['lease']} s; "
         f"sweeper every {p['sweep_every']:g} s, requeue grace {p['grace']} s; faults "
         f"{p['gap']:g} s apart. Wall time {wall:.0f} s, stack start and stop included.</p>"
         f"<p class=muted>Machine: {html.escape(data['meta'].get('machine', ''))}. Code "
@@ -219,9 +230,10 @@ def render(data: dict, fig: dict) -> str:
         else f"<div class='verdict fail'>FAIL: {failed} of {total} criteria not met</div>"
     )
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(data["started"]))
-    return f"""<!doctype html><html><head><meta charset=utf-8><title>Load test {when}</title>
+    title = "Load test across hosts" if data.get("cluster") else "Load test"
+    return f"""<!doctype html><html><head><meta charset=utf-8><title>{title} {when}</title>
 <style>{STYLE}</style></head><body>
-<h1>Load test, {when}</h1>{verdict}{_criteria_table(data["criteria"])}{_facts(data)}
+<h1>{title}, {when}</h1>{verdict}{_criteria_table(data["criteria"])}{_facts(data)}
 <h2>Queue, faults and throughput</h2>{fig["timeline"]}
 <h2>Faults</h2>{_faults_table(data)}{_cluster(data)}
 <h2>Acknowledgement by upload class</h2>{fig["ack"]}{
