@@ -35,8 +35,8 @@ from tests.browser.servers import ROOT, BreakableOpenAI, ServerProcess
 from tests.harness.netns import Cluster, Host
 
 API_KEY = "cluster-key"
-METRICS_PORT = 9100
-IDLE_TRANSACTION_SECONDS = 10  # below the run's lease (20 s)  # WORKER_METRICS_PORT on every worker host
+METRICS_PORT = 9100  # WORKER_METRICS_PORT on every worker host
+IDLE_TRANSACTION_SECONDS = 10  # below the run's lease (20 s)
 NAMES = ["data", "web1", "web2", "worker1", "worker2", "worker3", "client"]
 # Worker processes per lane on each worker host (threads each: the run's, OCR's one).
 LANES = {
