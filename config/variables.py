@@ -709,6 +709,39 @@ TOPICS = [
                 "the Makefile",
                 "Arguments for the websocket benchmark in `make bench` (`--quick`: a short run).",
             ),
+            "IMAGE_ARGS": _declared(
+                "text",
+                "",
+                "the Makefile",
+                "Arguments for `config/deploy/image.sh` in `make image` (`--no-check`: build "
+                "only).",
+            ),
+            "INGEST_IMAGE_STORAGE_DRIVER": _declared(
+                "text",
+                "overlay",
+                "config/deploy/image.sh",
+                "podman's storage driver for `make image` (`vfs` where overlay cannot mount).",
+            ),
+            "INGEST_IMAGE_BUILD_ARGS": _declared(
+                "text",
+                "",
+                "config/deploy/image.sh",
+                "More arguments for `make image`'s `podman build`, e.g. `--no-cache`.",
+            ),
+            "DEBIAN_MIRROR": _declared(
+                "text",
+                "",
+                "config/deploy/image.sh",
+                "The Debian archive `make image`'s debootstrap reads.",
+                shown="empty (debootstrap's default)",
+            ),
+            "DEBIAN_SECURITY_MIRROR": _declared(
+                "text",
+                "",
+                "config/deploy/image.sh",
+                "The Debian security archive of `make image`'s base.",
+                shown="empty (the archive's URL with `-security`)",
+            ),
             "CHAOS_ROUNDS": _declared(
                 "whole number",
                 5,

@@ -10,7 +10,6 @@ its attempts landed once it was back (refusals read from its own /metrics).
 from __future__ import annotations
 
 import math
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -19,13 +18,11 @@ from tests.bench.cluster import judge
 from tests.bench.cluster.faults import ClusterFaults
 from tests.bench.cluster.scaler import Scaler
 from tests.bench.cluster.scenario import ClusterParams
-from tests.bench.cluster.stack import ClusterStack, copy_logs, run_in, users_command
+from tests.bench.cluster.stack import ClusterStack, run_in, users_command
 from tests.bench.cluster.users import plan_json, read_answers
 from tests.bench.cluster.users import stop as stop_users
-from tests.bench.loadtest import criteria, webhooks
-from tests.bench.loadtest.collect import read_final
-from tests.bench.loadtest.drain import drain as drain_criterion
-from tests.bench.loadtest.run import Outcome, _wait_for_drain, say
+from tests.bench.loadtest.run import Outcome, cleaned_up, drain_and_read, say
+from tests.bench.loadtest.run import judge as judge_run
 from tests.bench.loadtest.sampler import Sampler
 from tests.bench.report import code_version, describe_machine
 from tests.bench.services import manage
@@ -46,19 +43,8 @@ def run(params: ClusterParams, out: Path) -> Outcome:
         pooled=params.pooled,
         ocr=params.ocr_workers > 0,
     )
-    try:
+    with cleaned_up(outcome, stack.stop_processes, stack.logs, out, stack.stop):
         _run(stack, params, outcome, out)
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        say("stopping the hosts")
-        try:
-            if outcome.sampler is not None:
-                outcome.sampler.stop()
-            stack.stop_processes()
-            copy_logs(stack, out)
-        finally:
-            stack.stop()  # whatever failed above: nothing of the run may outlive it
     return outcome
 
 
@@ -86,7 +72,7 @@ def _run(stack: ClusterStack, params: ClusterParams, outcome: Outcome, out: Path
         "hosts up: "
         + ", ".join(f"{name} {host.address}" for name, host in stack.cluster.hosts.items())
     )
-    outcome.sampler = sampler = Sampler(database_url).start()
+    outcome.sampler = Sampler(database_url).start()
     client_host = stack.host("client")
     plan = client_host.root / "plan.json"
     plan.write_text(
@@ -130,19 +116,28 @@ def _run(stack: ClusterStack, params: ClusterParams, outcome: Outcome, out: Path
         answers = stop_users(users, client_host.root)
         outcome.cluster["scale_out"] = scaler.stop().to_json()
     _, _, outcome.answers = read_answers(answers)
-    outcome.marks["last_upload"] = max(a.start + a.seconds for a in outcome.answers)
-    _wait_for_drain(database_url, outcome, params)
-    sampler.stop()
-    outcome.final = read_final(database_url, params.fast_lane_max_bytes)
-    ended_jobs = webhooks.ended_jobs(outcome.final, criteria.accepted_jobs(outcome.answers))
-    say(f"waiting for the webhooks of {len(ended_jobs)} ended documents")
-    waited = webhooks.wait_for(stack.receiver, ended_jobs, timeout=params.drain_timeout / 3)
-    say(f"  {len(stack.receiver.job_ids() & ended_jobs)} arrived after {waited:.0f} s")
-    outcome.cluster["refused"] = judge.refused_writes(stack, CUT_HOST)
+    drain_and_read(outcome)
+    outcome.cluster["refused"] = refused = judge.refused_writes(stack, CUT_HOST)
     outcome.cluster["hosts"] = {n: h.address for n, h in stack.cluster.hosts.items()}
     outcome.restarts = list(stack.restarts)
     outcome.marks["end"] = time.time()
-    _judge(outcome, stack.capacity(["worker1", "worker2", "worker3"]))
+    assert outcome.final is not None
+    cut = [
+        judge.cut_jobs_back(
+            outcome.faults,
+            outcome.final,
+            CUT_HOST,
+            lease=params.lease,
+            sweep_every=params.sweep_every,
+        ),
+        judge.nothing_landed(outcome.faults, outcome.final, CUT_HOST, refused),
+    ]
+    judge_run(outcome, stack.capacity(["worker1", "worker2", "worker3"]), cut)
+    scale = outcome.cluster.get("scale_out", {})
+    say(
+        f"scale-out: metric to ready {scale.get('to_ready', math.nan):.1f} s, to first claim "
+        f"{scale.get('to_claim', math.nan):.1f} s {scale.get('error', '')}"
+    )
 
 
 def _faults(faults: ClusterFaults, params: ClusterParams) -> None:
@@ -164,41 +159,3 @@ def _faults(faults: ClusterFaults, params: ClusterParams) -> None:
         say(title)
         fault = step()
         say(f"  {fault.detail}; over after {fault.end - fault.start:.1f} s")
-
-
-def _judge(outcome: Outcome, capacity: dict[str, int]) -> None:
-    final, sampler, params = outcome.final, outcome.sampler, outcome.params
-    assert final is not None
-    assert sampler is not None
-    burst = [a for a in outcome.answers if a.phase == "burst"]
-    drain, outcome.drain = drain_criterion(
-        sampler.samples, final, outcome.answers, outcome.marks["last_upload"], params.settle
-    )
-    stall, outcome.stalls = criteria.no_stall(
-        final,
-        sampler.retry_due,
-        capacity,
-        outcome.faults,
-        outcome.marks["end"],
-        params.sweep_every,
-    )
-    outcome.results = [
-        criteria.ack_like_for_like(burst),
-        criteria.clean_answers(outcome.answers),
-        *criteria.nothing_lost(outcome.answers, final),
-        *criteria.scans_read(burst, final),
-        judge.cut_jobs_back(
-            outcome.faults, final, CUT_HOST, lease=params.lease, sweep_every=params.sweep_every
-        ),
-        judge.nothing_landed(outcome.faults, final, CUT_HOST, outcome.cluster["refused"]),
-        drain,
-        stall,
-    ]
-    if outcome.receiver is not None:
-        ended = webhooks.ended_jobs(final, criteria.accepted_jobs(outcome.answers))
-        outcome.results.append(webhooks.delivered(outcome.receiver, ended, outcome.database_url))
-    scale = outcome.cluster.get("scale_out", {})
-    say(
-        f"scale-out: metric to ready {scale.get('to_ready', math.nan):.1f} s, to first claim "
-        f"{scale.get('to_claim', math.nan):.1f} s {scale.get('error', '')}"
-    )

@@ -24,12 +24,12 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 from tests.bench.cluster.data import DataHost
 from tests.bench.cluster.hosts import AppHost, manage, web_host, worker_host
 from tests.bench.loadtest import webhooks
+from tests.bench.loadtest.stack import supervise
 from tests.bench.services import UNLIMITED
 from tests.browser.servers import ROOT, BreakableOpenAI, ServerProcess
 from tests.harness.netns import Cluster, Host
@@ -211,18 +211,7 @@ class ClusterStack:
         return [p for app in [*self.webs, *self.workers.values()] for p in app.processes]
 
     def _supervise(self) -> None:
-        """Start again any process that exits, a second later, as the Procfile runner
-        does on a machine (config/procfile.py); each restart is on record."""
-        while self._watch.is_set():
-            for process in self.processes():
-                if process.name in self.held or process.alive or not self._watch.is_set():
-                    continue
-                last = process.output(3).replace("\n", " | ")[-300:]
-                self.restarts.append((time.time(), process.name, last))
-                time.sleep(1.0)
-                with contextlib.suppress(RuntimeError):
-                    process.start()
-            time.sleep(0.5)
+        supervise(self.processes, self.held, self.restarts, self._watch)
 
     def metrics(self, host: str) -> str:
         """A worker host's /metrics (WORKER_METRICS_PORT), read from outside."""
@@ -266,11 +255,6 @@ def _start_all(processes: list[ServerProcess]) -> None:
 
 def users_command(plan: Path) -> list[str]:
     return [sys.executable, "-m", "tests.bench.cluster.users", str(plan)]
-
-
-def copy_logs(stack: ClusterStack, out: Path) -> None:
-    if stack.logs.exists():
-        shutil.copytree(stack.logs, out / "logs", dirs_exist_ok=True)
 
 
 def run_in(host: Host, argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import html
 import json
+import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from tests.bench.loadtest import plots
 from tests.bench.loadtest.payloads import LONG, PADDED
-from tests.bench.loadtest.run import Outcome
+from tests.bench.loadtest.run import Outcome, say
 from tests.bench.report import percentile
 
 STYLE = """
@@ -272,6 +275,28 @@ def markdown(data: dict) -> str:
     for kind, *values in ack_rows(burst):
         lines.append(f"| {kind} | " + " | ".join(f"{v:.0f}" for v in values) + " |")
     return "\n".join(lines) + "\n"
+
+
+def run_and_report(run: Callable[[Any, Path], Outcome], params: Any, out: Path) -> int:
+    """`run(params, out)`, its report written to `out` and its verdict printed; the exit
+    status (0 passed, 1 failed, 130 interrupted). SIGTERM ends a run like Ctrl-C: what it
+    started is stopped and removed."""
+    out.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        outcome = run(params, out)
+    except KeyboardInterrupt:
+        say("interrupted: everything the run started was stopped and removed")
+        return 130
+    report = write_report(outcome, out)
+    for line in summary_lines(outcome):
+        print(line)
+    say(f"report: {report}")
+    return 0 if outcome.passed else 1
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def summary_lines(outcome: Outcome) -> list[str]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,24 +61,38 @@ def run(params: Params, out: Path) -> Outcome:
         threads=params.threads,
         ocr_workers=params.ocr_workers,
     )
-    try:
+    with cleaned_up(outcome, env.stop_processes, env.logs, out, env.stop):
         _run(env, params, outcome)
+    return outcome
+
+
+@contextlib.contextmanager
+def cleaned_up(
+    outcome: Outcome,
+    stop_processes: Callable[[], None],
+    logs: Path,
+    out: Path,
+    remove: Callable[[], None],
+) -> Iterator[None]:
+    """Whatever happens inside: the sampler, the receiver and the processes stopped, their
+    logs copied to `out`, and everything the run made removed (`remove`)."""
+    try:
+        yield
     finally:
         # A second Ctrl-C must not cut the clean-up short.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        say("stopping the stack")
+        say("stopping what the run started")
         try:
             if outcome.sampler is not None:
                 outcome.sampler.stop()
             if outcome.receiver is not None:
                 outcome.receiver.stop()
-            env.stop_processes()
-            if env.logs.exists():
-                shutil.copytree(env.logs, out / "logs", dirs_exist_ok=True)
+            stop_processes()
+            if logs.exists():
+                shutil.copytree(logs, out / "logs", dirs_exist_ok=True)
         finally:
-            env.stop()  # whatever failed above: nothing of the run may outlive it
-    return outcome
+            remove()  # whatever failed above: nothing of the run may outlive it
 
 
 def _run(env: Environment, params: Params, outcome: Outcome) -> None:
@@ -92,7 +108,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     outcome.database_url = database_url
     outcome.receiver = receiver = webhooks.Receiver().start()
     client.warm_up(stack.web_port, tokens[-16:])
-    outcome.sampler = sampler = Sampler(database_url).start()
+    outcome.sampler = Sampler(database_url).start()
     mib = sum(upload.bytes for upload in uploads) / 2**20
     say(f"burst: {len(uploads)} users upload at once ({mib:.0f} MiB)")
     outcome.marks["burst"] = time.time()
@@ -116,17 +132,26 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
         time.sleep(params.settle)
     finally:
         outcome.answers += pushers.stop()
+    drain_and_read(outcome)
+    outcome.restarts = list(stack.restarts)
+    outcome.marks["end"] = time.time()
+    judge(outcome, stack.capacity, [criteria.killed_jobs_back(outcome.faults, outcome.final)])
+
+
+def drain_and_read(outcome: Outcome) -> None:
+    """After the last upload: wait for every accepted job to end, read what the database
+    holds, and wait for the endings' webhooks."""
+    params, receiver = outcome.params, outcome.receiver
+    assert outcome.sampler is not None
+    assert receiver is not None
     outcome.marks["last_upload"] = max(a.start + a.seconds for a in outcome.answers)
-    _wait_for_drain(database_url, outcome, params)
-    sampler.stop()
-    outcome.final = read_final(database_url, params.fast_lane_max_bytes)
+    _wait_for_drain(outcome.database_url, outcome, params)
+    outcome.sampler.stop()
+    outcome.final = read_final(outcome.database_url, params.fast_lane_max_bytes)
     ended = webhooks.ended_jobs(outcome.final, criteria.accepted_jobs(outcome.answers))
     say(f"waiting for the webhooks of {len(ended)} ended documents")
     waited = webhooks.wait_for(receiver, ended, timeout=params.drain_timeout / 3)
     say(f"  {len(receiver.job_ids() & ended)} arrived after {waited:.0f} s")
-    outcome.restarts = list(stack.restarts)
-    outcome.marks["end"] = time.time()
-    _judge(outcome, stack.capacity)
 
 
 def _faults(injector: FaultInjector, params: Params) -> None:
@@ -177,7 +202,11 @@ def _wait_for_drain(database_url: str, outcome: Outcome, params: Params) -> None
     say(f"gave up waiting after {params.drain_timeout:.0f} s")
 
 
-def _judge(outcome: Outcome, capacity: dict[str, int]) -> None:
+def judge(
+    outcome: Outcome, capacity: dict[str, int], fault_criteria: list[criteria.Criterion]
+) -> None:
+    """Every criterion, from what the clients saw and what the database holds; the
+    `fault_criteria` are the run's own (a killed worker's jobs, a cut-off host's)."""
     final, sampler, params = outcome.final, outcome.sampler, outcome.params
     assert final is not None
     assert sampler is not None
@@ -198,7 +227,7 @@ def _judge(outcome: Outcome, capacity: dict[str, int]) -> None:
         criteria.clean_answers(outcome.answers),
         *criteria.nothing_lost(outcome.answers, final),
         *criteria.scans_read(burst, final),
-        criteria.killed_jobs_back(outcome.faults, final),
+        *fault_criteria,
         drain,
         stall,
     ]

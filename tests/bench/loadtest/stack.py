@@ -15,6 +15,7 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from jobs.lanes import lane_queues
@@ -30,6 +31,27 @@ NICE = {"fast": 10, "batch": 15, "ocr": 15}
 # The Procfile's OCR lane: processes of one thread (WORKER_OCR_THREADS' default), as
 # Tesseract reads a page on one core. They come on top of the text lanes' `workers`.
 OCR_THREADS = 1
+
+
+def supervise(
+    processes: Callable[[], list[ServerProcess]],
+    held: set[str],
+    restarts: list[tuple[float, str, str]],
+    watch: threading.Event,
+) -> None:
+    """While `watch` is set: start again, a second later, any of `processes` that exited
+    and is not `held` (the run's own to stop and start), as the Procfile runner
+    (config/procfile.py) does on a machine; each restart on record in `restarts`."""
+    while watch.is_set():
+        for process in processes():
+            if process.name in held or process.alive or not watch.is_set():
+                continue
+            last = process.output(3).replace("\n", " | ")[-300:]
+            restarts.append((time.time(), process.name, last))
+            time.sleep(1.0)
+            with contextlib.suppress(RuntimeError):
+                process.start()
+        time.sleep(0.5)
 
 
 def lane_split(workers: int) -> dict[str, int]:
@@ -135,16 +157,7 @@ class LoadStack(Stack):
         threading.Thread(target=self._supervise, name="supervisor", daemon=True).start()
 
     def _supervise(self) -> None:
-        while self._watch.is_set():
-            for process in self.processes:
-                if process.name in self.held or process.alive or not self._watch.is_set():
-                    continue
-                last = process.output(3).replace("\n", " | ")[-300:]
-                self.restarts.append((time.time(), process.name, last))
-                time.sleep(1.0)
-                with contextlib.suppress(RuntimeError):
-                    process.start()
-            time.sleep(0.5)
+        supervise(lambda: self.processes, self.held, self.restarts, self._watch)
 
     def stop(self) -> None:
         self._watch.clear()
