@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr pgbouncer loadtest loadtest-cluster image
+.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr pgbouncer loadtest loadtest-cluster loadtest-cluster-image image
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -131,6 +131,13 @@ loadtest: $(VENV)/.installed-dev ocr
 ## the metrics ask (docs/running/many-machines.md). Needs root; report in var/loadtest/.
 loadtest-cluster: $(VENV)/.installed-dev ocr pgbouncer
 	$(PY) -m tests.bench.cluster --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
+
+## make loadtest-cluster-image: make loadtest-cluster with each app host's Procfile lines
+## run as containers of the service's image, which make image builds first (podman, root;
+## not part of make test).
+loadtest-cluster-image: $(VENV)/.installed-dev ocr pgbouncer
+	@$(MAKE) --no-print-directory image IMAGE_ARGS=--no-check
+	$(PY) -m tests.bench.cluster --image ingest:local --users $(LOADTEST_USERS) $(LOADTEST_ARGS)
 
 ## make chaos: the crash tests alone, the kill and 429-storm scenarios repeated.
 chaos: $(VENV)/.installed-dev ocr pgbouncer

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
+from tests.bench.cluster import containers
 from tests.bench.cluster.run import run
 from tests.bench.cluster.scenario import parse
 from tests.bench.loadtest.__main__ import OUT
@@ -18,6 +19,9 @@ def main(argv: list[str] | None = None) -> int:
     if why is not None:
         print(f"loadtest-cluster: skipped: {why}")
         return 0
+    if params.image and (why := containers.unavailable(params.image)) is not None:
+        print(f"loadtest-cluster: {why}")
+        return 1
     return run_and_report(run, params, OUT / f"cluster-{time.strftime('%Y%m%d-%H%M%S')}")
 
 

@@ -18,15 +18,18 @@ import psycopg
 from tests.bench.cluster.stack import ClusterStack
 from tests.bench.loadtest.faults import Fault
 
+# Job.worker is host:pid:thread, the host a test host's name or a container's of it.
 HELD_SQL = """
-SELECT id::text, attempts FROM jobs_job WHERE status = 'processing' AND worker LIKE %s
+SELECT id::text, attempts FROM jobs_job
+WHERE status = 'processing' AND (worker LIKE %s OR worker LIKE %s)
 """
 
 
 def _held(database_url: str, host: str) -> list[tuple[str, int]]:
-    """The jobs a host's workers are processing (Job.worker is host:pid:thread)."""
+    """The jobs a host's workers are processing."""
     with psycopg.connect(database_url, autocommit=True, connect_timeout=5) as conn:
-        return [(job, n) for job, n in conn.execute(HELD_SQL, [f"{host}:%"]).fetchall()]
+        rows = conn.execute(HELD_SQL, [f"{host}:%", f"{host}-%"]).fetchall()
+    return [(job, n) for job, n in rows]
 
 
 class ClusterFaults:

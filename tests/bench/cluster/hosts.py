@@ -1,7 +1,8 @@
 """The service's hosts: web hosts (gunicorn and daphne) and worker hosts (a lane's workers,
 the webhook deliverer, the sweeper), each process run inside its test host, with the
 host's own data directory (INGEST_DATA_DIR in the host's directory, which no other host
-sees) and the shared tier's addresses.
+sees) and the shared tier's addresses. With an image, each Procfile line is a container
+of it instead (tests/bench/cluster/containers.py).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tests.bench.cluster.containers import Container
 from tests.bench.loadtest.stack import deliverer_command, worker_command
 from tests.browser.servers import ROOT, ServerProcess, answers
 from tests.harness.netns import Host
@@ -21,10 +23,14 @@ def _ready_log(process: ServerProcess) -> bool:
 
 
 class AppHost:
-    """One test host running some of the Procfile's lines."""
+    """One test host running some of the Procfile's lines, from the checkout or, with
+    `image`, as containers of it."""
 
-    def __init__(self, host: Host, env: dict[str, str], logs: Path) -> None:
-        self.host, self.logs = host, logs
+    def __init__(
+        self, host: Host, env: dict[str, str], logs: Path, image: str | None = None
+    ) -> None:
+        self.host, self.logs, self.image = host, logs, image
+        self.metrics_ports: list[int] = []
         data_dir = host.root / "var"  # made inside the host: only it sees it
         self.env = {
             **env,
@@ -39,14 +45,22 @@ class AppHost:
         self.processes: list[ServerProcess] = []
 
     def add(self, name: str, argv: list[str], ready, env: dict[str, str] | None = None):
-        """A process of this host, its command run inside it (not yet started)."""
-        process = ServerProcess(
-            f"{self.host.name.split('-', 1)[1]}-{name}",
-            self.host.command(argv),
-            {**self.env, **(env or {})},
-            self.logs,
-            ready,
-        )
+        """A process of this host (not yet started): the Procfile line `name`, run as
+        `argv` inside the host, or as a container of the image."""
+        process: ServerProcess
+        if self.image is None:
+            process = ServerProcess(
+                f"{self.host.hostname}-{name}",
+                self.host.command(argv),
+                {**self.env, **(env or {})},
+                self.logs,
+                ready,
+            )
+        else:
+            # The image's own data directory; every address of the host's network.
+            settings = {**self.env, **(env or {}), "HOST": "0.0.0.0"}
+            settings.pop("INGEST_DATA_DIR")
+            process = Container(self.host, name, self.image, settings, self.logs, ready)
         self.processes.append(process)
         return process
 
@@ -64,9 +78,9 @@ def _anywhere(command: list[str]) -> list[str]:
     return [str(ROOT / "manage.py") if arg == "manage.py" else arg for arg in command]
 
 
-def web_host(host: Host, env: dict[str, str], logs: Path) -> AppHost:
+def web_host(host: Host, env: dict[str, str], logs: Path, image: str | None = None) -> AppHost:
     """gunicorn (the `web` line) and daphne (the `ws` line) on the host's address."""
-    app = AppHost(host, env, logs)
+    app = AppHost(host, env, logs, image)
     base = f"http://{host.address}:{WEB_PORT}"
     app.add(
         "web",
@@ -96,31 +110,37 @@ def worker_host(
     env: dict[str, str],
     logs: Path,
     *,
-    lanes: dict[str, int],
+    lanes: list[str],
     threads: int,
     sweeper: bool = False,
     deliverer: bool = False,
     sweep_every: float = 5.0,
+    metrics_port: int = 9100,
+    image: str | None = None,
 ) -> AppHost:
-    """Worker processes of each lane (`lanes`: processes per lane, of `threads` threads;
-    the OCR lane's of one), and the sweeper and the webhook deliverer where asked."""
-    app = AppHost(host, env, logs)
-    for lane, count in lanes.items():
+    """A worker process for each of `lanes` (`threads` threads; the OCR lane's one), and
+    the sweeper and the webhook deliverer where asked. From the checkout, one process of
+    the host serves the host's counters on `metrics_port`; from the image, each container
+    serves its own, on `metrics_port` and the ports after it."""
+    app = AppHost(host, env, logs, image)
+
+    def metrics(env: dict[str, str]) -> dict[str, str]:
+        if image is None:
+            app.metrics_ports[:] = [metrics_port]
+            return env
+        app.metrics_ports.append(metrics_port + len(app.metrics_ports))
+        return {**env, "WORKER_METRICS_PORT": str(app.metrics_ports[-1])}
+
+    for lane in lanes:
         lane_threads = 1 if lane == "ocr" else threads
-        for number in range(count):
-            command = worker_command(lane, lane_threads)
-            app.add(
-                f"worker-{lane}{number}",
-                _anywhere(command),
-                _ready_log,
-                {"dramatiq_queue_prefetch": str(lane_threads)},
-            )
+        app.add(
+            f"worker-{lane}",
+            _anywhere(worker_command(lane, lane_threads)),
+            _ready_log,
+            metrics({"dramatiq_queue_prefetch": str(lane_threads)}),
+        )
     if deliverer:
-        command = [
-            arg if arg != "manage.py" else str(ROOT / "manage.py")
-            for arg in deliverer_command(threads)
-        ]
-        app.add("worker-webhooks", command, _ready_log)
+        app.add("worker-webhooks", _anywhere(deliverer_command(threads)), _ready_log, metrics({}))
     if sweeper:
-        app.add("sweeper", manage("requeue_stuck", "--loop", str(sweep_every)), lambda _: True)
+        app.add("sweeper", manage("requeue_stuck", "--loop", str(sweep_every)), lambda _: True, {})
     return app

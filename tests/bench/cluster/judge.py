@@ -23,16 +23,24 @@ from tests.bench.loadtest.faults import Fault
 def refused_writes(stack: ClusterStack, host: str) -> dict:
     """ingest_fenced_writes_total by write, from `host`'s worker metrics, or why not."""
     try:
-        text = stack.metrics(host)
+        pages = stack.metrics(host)
     except OSError as exc:
         return {"error": f"{host}'s metrics could not be read: {exc}"}
     refused: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == "ingest_fenced_writes_total":
-                write = sample.labels.get("write", "")
-                refused[write] = refused.get(write, 0.0) + sample.value
+    for text in pages:
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "ingest_fenced_writes_total":
+                    write = sample.labels.get("write", "")
+                    refused[write] = refused.get(write, 0.0) + sample.value
     return {"by_write": refused}
+
+
+def on_host(worker: str, host: str) -> bool:
+    """Whether a job's `worker` (host:pid:thread) ran on `host`: its own host name, or
+    a container's of it (`worker2-worker-fast`)."""
+    name = worker.split(":", 1)[0]
+    return name == host or name.startswith(f"{host}-")
 
 
 def _cut(faults: list[Fault]) -> Fault | None:
@@ -46,7 +54,7 @@ def cut_attempts(cut: Fault, final: Final, host: str) -> list[AttemptRow]:
         attempt
         for attempts in final.attempts.values()
         for attempt in attempts
-        if attempt.worker.startswith(f"{host}:")
+        if on_host(attempt.worker, host)
         and attempt.started < cut.start
         and (attempt.finished is None or attempt.finished > cut.start)
     ]
@@ -74,7 +82,7 @@ def cut_jobs_back(
         back.append(attempt.finished - cut.start if attempt.finished else math.inf)
         again.append(later[0].started - cut.start if later else math.inf)
         job = final.jobs.get(attempt.job)
-        elsewhere = bool(later) and not later[0].worker.startswith(f"{host}:")
+        elsewhere = bool(later) and not on_host(later[0].worker, host)
         if job is None or job.status != "succeeded" or not elsewhere:
             wrong.append(attempt.job)
     return Criterion(

@@ -42,6 +42,7 @@ def run(params: ClusterParams, out: Path) -> Outcome:
         sweep_every=params.sweep_every,
         pooled=params.pooled,
         ocr=params.ocr_workers > 0,
+        image=params.image or None,
     )
     with cleaned_up(outcome, stack.stop_processes, stack.logs, out, stack.stop):
         _run(stack, params, outcome, out)

@@ -26,7 +26,8 @@ from prometheus_client.parser import text_string_to_metric_families
 QUEUED_PER_POD = 200 / 32  # the ScaledObjects' queue-depth threshold
 LANE = "fast"
 FIRST_CLAIM_SQL = """
-SELECT extract(epoch FROM min(started_at)) FROM jobs_jobattempt WHERE worker LIKE %s
+SELECT extract(epoch FROM min(started_at)) FROM jobs_jobattempt
+WHERE worker LIKE %s OR worker LIKE %s
 """
 
 
@@ -135,5 +136,5 @@ class Scaler:
 
     def _first_claim(self) -> float | None:
         with psycopg.connect(self.database_url, autocommit=True, connect_timeout=5) as conn:
-            row = conn.execute(FIRST_CLAIM_SQL, [f"{self.host}:%"]).fetchone()
+            row = conn.execute(FIRST_CLAIM_SQL, [f"{self.host}:%", f"{self.host}-%"]).fetchone()
         return float(row[0]) if row and row[0] is not None else None

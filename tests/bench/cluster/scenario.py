@@ -16,6 +16,7 @@ class ClusterParams(scenario.Params):
     web_down: float = 10.0  # a killed web host is started again after this
     poll: float = 5.0  # the scale-out reads the metrics this often
     pooled: bool = True  # through PgBouncer (transaction pooling), else straight to Postgres
+    image: str = ""  # the app hosts' processes as containers of this image (make image)
 
 
 def parse(argv: list[str] | None = None) -> ClusterParams:
@@ -33,6 +34,12 @@ def parse(argv: list[str] | None = None) -> ClusterParams:
     parser.add_argument(
         "--direct", action="store_true", help="to Postgres itself, not through PgBouncer"
     )
+    parser.add_argument(
+        "--image",
+        default="",
+        help="run each app host's Procfile lines as containers of this image (make image "
+        "builds ingest:local), not from the checkout",
+    )
     args = parser.parse_args(argv)
     base = scenario.from_args(args)
     return ClusterParams(
@@ -41,4 +48,5 @@ def parse(argv: list[str] | None = None) -> ClusterParams:
         web_down=args.web_down,
         poll=args.poll,
         pooled=not args.direct,
+        image=args.image,
     )

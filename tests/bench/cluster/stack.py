@@ -26,6 +26,7 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.bench.cluster import containers
 from tests.bench.cluster.data import DataHost
 from tests.bench.cluster.hosts import AppHost, manage, web_host, worker_host
 from tests.bench.loadtest import webhooks
@@ -38,11 +39,11 @@ API_KEY = "cluster-key"
 METRICS_PORT = 9100  # WORKER_METRICS_PORT on every worker host
 IDLE_TRANSACTION_SECONDS = 10  # below the run's lease (20 s)
 NAMES = ["data", "web1", "web2", "worker1", "worker2", "worker3", "client"]
-# Worker processes per lane on each worker host (threads each: the run's, OCR's one).
+# A worker process per lane on each worker host (threads each: the run's, OCR's one).
 LANES = {
-    "worker1": {"fast": 1, "batch": 1, "ocr": 1},
-    "worker2": {"fast": 1, "batch": 1},
-    "worker3": {"fast": 1, "batch": 1},  # started by the scale-out
+    "worker1": ["fast", "batch", "ocr"],
+    "worker2": ["fast", "batch"],
+    "worker3": ["fast", "batch"],  # started by the scale-out
 }
 
 
@@ -58,10 +59,12 @@ class ClusterStack:
         ocr: bool = True,
         web_threads: int = 8,
         web_processes: int = 2,
+        image: str | None = None,
     ) -> None:
         self.root, self.settings, self.threads = root, settings, threads
         self.sweep_every, self.pooled, self.ocr = sweep_every, pooled, ocr
         self.web_threads, self.web_processes = web_threads, web_processes
+        self.image = image  # the app hosts' processes as containers of it
         self.cluster = Cluster(base=root / "cluster")
         self.data: DataHost | None = None
         self.openai: BreakableOpenAI | None = None
@@ -89,16 +92,18 @@ class ClusterStack:
         assert self.data is not None
         return self.data.direct_url
 
-    def lanes(self, host: str) -> dict[str, int]:
-        return {lane: n for lane, n in LANES[host].items() if lane != "ocr" or self.ocr}
+    def lanes(self, host: str) -> list[str]:
+        return [lane for lane in LANES[host] if lane != "ocr" or self.ocr]
+
+    def lane_threads(self, lane: str) -> int:
+        return 1 if lane == "ocr" else self.threads
 
     def capacity(self, hosts: list[str]) -> dict[str, int]:
         """Worker threads per lane on `hosts`."""
         threads: dict[str, int] = {}
         for host in hosts:
-            for lane, count in self.lanes(host).items():
-                each = 1 if lane == "ocr" else self.threads
-                threads[lane] = threads.get(lane, 0) + count * each
+            for lane in self.lanes(host):
+                threads[lane] = threads.get(lane, 0) + self.lane_threads(lane)
         return threads
 
     def start(self) -> dict[str, str]:
@@ -120,7 +125,6 @@ class ClusterStack:
         assert self.data is not None
         assert self.openai is not None
         subnet = f"10.{self.cluster.subnet}.0.0/24"
-        pools = self.capacity(["worker1", "worker2"])
         # The machine's environment, less what would point a process elsewhere.
         mine = ("WEB_", "WORKER_", "DATABASE_", "REDIS_", "INGEST_", "OPENAI_", "DJANGO_")
         env = {
@@ -142,17 +146,22 @@ class ClusterStack:
             "WEB_CONCURRENCY": str(self.web_processes),
             "WEB_THREADS": str(self.web_threads),
         }
-        # Every worker is told the lane's threads across the worker hosts: an account's
-        # fair share of a lane is half of those (jobs/fairness.py).
-        for lane, threads in pools.items():
-            each = 1 if lane == "ocr" else self.threads
-            env[f"WORKER_{lane.upper()}_PROCESSES"] = str(threads // each)
-            env[f"WORKER_{lane.upper()}_THREADS"] = str(each)
+        # Each worker process's own size, as the Procfile's lines read it; an account's
+        # fair share of a lane is set to half the lane's threads on the two worker hosts,
+        # as an operator sets it once workers scale out (docs/running/many-machines.md).
+        for lane in LANES["worker1"]:
+            env[f"WORKER_{lane.upper()}_PROCESSES"] = "1"
+            env[f"WORKER_{lane.upper()}_THREADS"] = str(self.lane_threads(lane))
+        env["INGEST_MAX_RUNNING_PER_USER"] = str(self.threads)
+        env["WORKER_WEBHOOKS_THREADS"] = str(self.threads)
+        env["SWEEPER_INTERVAL"] = f"{self.sweep_every:g}"
         return env
 
     def _release(self, env: dict[str, str]) -> None:
-        """The Procfile's `release` line, once, from a worker host; the web hosts' static
-        files collected each on its own disk (whitenoise serves them from there)."""
+        """The Procfile's `release` line, once, from a worker host."""
+        if self.image is not None:
+            containers.release(self.host("worker1"), self.image, env)
+            return
         done = self.host("worker1").run(
             manage("migrate", "--noinput", "--verbosity", "0"),
             env=env,
@@ -167,6 +176,10 @@ class ClusterStack:
         """Both web hosts and the two worker hosts, together; then supervised."""
         for name in ("web1", "web2"):
             host = self.host(name)
+            if self.image is not None:  # the image has its static files collected
+                self.webs.append(web_host(host, env, self.logs, self.image))
+                continue
+            # Each web host's own, on its own disk (whitenoise serves them from there).
             collected = host.run(
                 manage("collectstatic", "--noinput", "--verbosity", "0"),
                 env={**env, "INGEST_DATA_DIR": str(host.root / "var")},
@@ -194,6 +207,8 @@ class ClusterStack:
             sweeper=name == "worker1",
             deliverer=name in ("worker1", "worker2"),
             sweep_every=self.sweep_every,
+            metrics_port=METRICS_PORT,
+            image=self.image,
         )
 
     def start_worker_host(self, name: str, env: dict[str, str]) -> AppHost:
@@ -213,13 +228,17 @@ class ClusterStack:
     def _supervise(self) -> None:
         supervise(self.processes, self.held, self.restarts, self._watch)
 
-    def metrics(self, host: str) -> str:
-        """A worker host's /metrics (WORKER_METRICS_PORT), read from outside."""
+    def metrics(self, host: str) -> list[str]:
+        """A worker host's /metrics pages (WORKER_METRICS_PORT: one for the host, or one
+        per container), read from outside."""
         import urllib.request
 
-        url = f"http://{self.host(host).address}:{METRICS_PORT}/metrics"
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            return answer.read().decode()
+        pages = []
+        for port in self.workers[host].metrics_ports:
+            url = f"http://{self.host(host).address}:{port}/metrics"
+            with urllib.request.urlopen(url, timeout=10) as answer:
+                pages.append(answer.read().decode())
+        return pages
 
     def stop_processes(self) -> None:
         self._watch.clear()

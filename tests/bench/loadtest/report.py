@@ -197,6 +197,8 @@ def _workers(data: dict) -> str:
     if not cluster:
         return f"{p['workers']} worker processes x {p['threads']} threads"
     via = "through PgBouncer" if p.get("pooled") else "straight to Postgres"
+    if p.get("image"):
+        via += f"; every Procfile line a container of the image {html.escape(p['image'])}"
     return (
         f"worker hosts of a fast and a batch process x {p['threads']} threads each (the "
         f"first also OCR's and the sweeper), a third started by the scale-out; {via}"
