@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import dramatiq
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count, QuerySet
 
 from config import locks
 from jobs.models import Job
@@ -84,6 +85,19 @@ def running(owner_id: int, lane: str, *, besides: uuid.UUID | None = None) -> in
     if besides is not None:
         jobs = jobs.exclude(id=besides)
     return jobs.count()
+
+
+def owners_at_limit(lane: str) -> "QuerySet[Job, dict[str, Any]]":
+    """The owners whose jobs fill their share of `lane` now: their queued jobs wait for
+    room, without a message."""
+    return (
+        Job.objects.running()
+        .filter(lane=lane)
+        .values("owner_id")
+        .annotate(running=Count("id"))
+        .filter(running__gte=limit(lane))
+        .values("owner_id")
+    )
 
 
 def has_room(claimant: Claimant, *, job_id: uuid.UUID) -> bool:

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from jobs import services
+from jobs import fairness, services
 from jobs.models import Job, JobStatus
 from jobs.queue import send_job
 
@@ -85,21 +85,29 @@ def take_back_dead(*, limit: int = 1000) -> list:
     return requeued + crashed
 
 
-def resend_first_sent(*, lane: str, count: int) -> list:
+def resend_first_sent(
+    *, lane: str, count: int, sent_before: datetime | None = None, runnable: bool = False
+) -> list:
     """Send again, to the lane's resume queue, the `count` due queued jobs of `lane` sent
-    first. For a dead worker's prefetched messages: they died with it (the broker gives
-    them back only after its own heartbeat timeout, and behind the whole queue), and the
-    queue hands out the first sent first, so these are the ones a worker held. The
-    claim makes a duplicate harmless. Returns the ids sent."""
+    first (and, with `sent_before`, before then). For a dead worker's prefetched messages:
+    they died with it (the broker gives them back only after its own heartbeat timeout,
+    and behind the whole queue), and the queue hands out the first sent first, so these
+    are the ones a worker held; and for messages lost on their way (jobs.ops.idle).
+    `runnable`: leave out the jobs of owners at their fair share of the lane, which wait
+    for room without a message. The claim makes a duplicate harmless. Returns the ids
+    sent."""
     now = timezone.now()
     due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+    sent = Q(enqueued_at__isnull=False)
+    if sent_before is not None:
+        sent &= Q(enqueued_at__lt=sent_before)
     with transaction.atomic():
-        first = list(
-            Job.objects.select_for_update(skip_locked=True)
-            .filter(due, status=JobStatus.QUEUED, lane=lane, enqueued_at__isnull=False)
-            .order_by("enqueued_at")
-            .values_list("id", flat=True)[:count]
+        jobs = Job.objects.select_for_update(skip_locked=True).filter(
+            due, sent, status=JobStatus.QUEUED, lane=lane
         )
+        if runnable:
+            jobs = jobs.exclude(owner_id__in=fairness.owners_at_limit(lane))
+        first = list(jobs.order_by("enqueued_at").values_list("id", flat=True)[:count])
         # Stamped now, as the sweeper does: sent, so not sent again before the grace.
         Job.objects.filter(id__in=first).update(enqueued_at=now)
     return [job_id for job_id in first if send_job(job_id, lane=lane, resumed=True)]

@@ -1,12 +1,12 @@
 """What the sweeper does on each pass, after its recovery of jobs: the ops dashboard's
 history gets the minute's row, the job counts are folded, a queue that waited too long
-alerts, webhook deliveries whose message was lost are sent again, and expired
-Idempotency-Key rows are deleted (nothing else deletes them)."""
+alerts, jobs waiting behind idle threads and webhook deliveries whose message was lost are
+sent again, and expired Idempotency-Key rows are deleted (nothing else deletes them)."""
 
 import logging
 
 from documents import idempotency
-from jobs.ops import alerts, counts, history
+from jobs.ops import alerts, counts, history, idle
 from jobs.webhooks import sweep
 
 log = logging.getLogger(__name__)
@@ -18,6 +18,7 @@ def every_sweep() -> None:
         counts.fold,
         history.record,
         alerts.check_queue_age,
+        idle.resend_waiting_behind_idle_threads,
         sweep.resend_due,
         idempotency.forget_expired,
     )
