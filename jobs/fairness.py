@@ -87,7 +87,7 @@ def running(owner_id: int, lane: str, *, besides: uuid.UUID | None = None) -> in
     return jobs.count()
 
 
-def owners_at_limit(lane: str) -> "QuerySet[Job, dict[str, Any]]":
+def owners_at_limit(lane: str) -> QuerySet[Any, Any]:
     """The owners whose jobs fill their share of `lane` now: their queued jobs wait for
     room, without a message."""
     return (
