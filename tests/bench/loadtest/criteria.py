@@ -221,6 +221,11 @@ def _during(faults: list[Fault], began: float, claimed: float) -> list[Fault]:
     return [fault for fault in faults if began - 10 < fault.start < claimed]
 
 
+# No limit is shorter than this: a lane whose attempts are all short (a few scans read
+# between faults) would otherwise allow a fraction of a second, less than the sampler's
+# half second and a claim's round trip on a busy machine.
+STALL_FLOOR = 5.0
+
 # A lane's queues (its own and its resume queue): a worker prefetches a message per thread
 # for each, so a message it holds may wait for this many rounds of its threads' attempts.
 QUEUES_PER_LANE = 2
@@ -264,8 +269,10 @@ def no_stall(
     for stall in found:
         claimed = stall["claimed"] if stall["claimed"] is not None else end
         during = _during(faults, max(stall["due"], stall["reached"]), claimed)
-        stall["limit"] = QUEUES_PER_LANE * base.get(stall["lane"], 0.0) + sum(
-            fault_hold(fault, sweep_every)[0] for fault in during
+        stall["limit"] = max(
+            STALL_FLOOR,
+            QUEUES_PER_LANE * base.get(stall["lane"], 0.0)
+            + sum(fault_hold(fault, sweep_every)[0] for fault in during),
         )
         stall["during"] = [fault.name for fault in during]
         if worst_margin is None or (
@@ -281,7 +288,8 @@ def no_stall(
     holds = "; ".join(fault_hold(fault, sweep_every)[1] for fault in faults)
     lanes = ", ".join(f"{lane} {seconds:.0f} s" for lane, seconds in sorted(base.items()))
     limit = (
-        f"per attempt: {QUEUES_PER_LANE} x its lane's longest attempt (prefetch: a message "
+        f"per attempt, at least {STALL_FLOOR:g} s: {QUEUES_PER_LANE} x its lane's longest "
+        "attempt (prefetch: a message "
         f"per thread for each of its queues; {lanes}) + the hold of each "
         f"fault it waited through ({holds})"
     )
