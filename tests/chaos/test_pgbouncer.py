@@ -164,7 +164,9 @@ def test_no_code_of_the_service_keeps_session_state_on_its_connection():
         path
         for package in ("config", "documents", "jobs", "search")
         for path in (ROOT / package).rglob("*.py")
-        if "migrations" not in path.parts
+        # Not migrations, nor the deploy files' own tooling (config/deploy: scripts that
+        # build and check the image on a database of their own).
+        if "migrations" not in path.parts and "deploy" not in path.parts
     ]
     found = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
