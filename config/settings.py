@@ -421,6 +421,17 @@ INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
 # --------------------------------------------------------------------------- accept path
 
 INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
+# Direct uploads (documents/direct.py): the browser or the client sends the bytes straight
+# to the bucket, so these limits are the bucket's, not the web process's.
+INGEST_MAX_DIRECT_UPLOAD_BYTES = env_int("INGEST_MAX_DIRECT_UPLOAD_BYTES", 5 * 1024**3, minimum=1)
+INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS = env_int(
+    "INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS", 900, minimum=60
+)
+# Past this size a direct upload is an S3 multipart upload, in parts of this size (S3
+# takes at most 10,000 parts, of 5 MiB at least but the last).
+INGEST_MULTIPART_THRESHOLD_BYTES = env_int(
+    "INGEST_MULTIPART_THRESHOLD_BYTES", 100 * 1024 * 1024, minimum=5 * 1024 * 1024
+)
 INGEST_MAX_FILES_PER_REQUEST = env_int("INGEST_MAX_FILES_PER_REQUEST", 20, minimum=1)
 INGEST_MAX_BACKLOG = env_int("INGEST_MAX_BACKLOG", 5000, minimum=1)
 INGEST_MAX_QUEUE_AGE_SECONDS = env_int("INGEST_MAX_QUEUE_AGE_SECONDS", 900, minimum=1)

@@ -12,6 +12,7 @@ from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
 from documents import pages
 from documents.api import DocumentViewSet, DownloadWithoutSlash
+from documents.direct_api import DirectUploadViewSet
 from documents.search_api import SearchView
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
@@ -26,6 +27,7 @@ admin.site.site_url = None  # its "View site" is our "Documents page" (admin/bas
 router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")
 router.register("api/webhooks", EndpointViewSet, basename="webhook-endpoint")
+router.register("api/uploads", DirectUploadViewSet, basename="direct-upload")
 
 urlpatterns = [
     path("", pages.index, name="home"),

@@ -264,6 +264,23 @@ TOPICS = [
             "INGEST_MAX_UPLOAD_BYTES": _m(
                 "Largest file accepted (413 `too_large`).", "bytes", "`52428800` (50 MiB)"
             ),
+            "INGEST_MAX_DIRECT_UPLOAD_BYTES": _m(
+                "Largest file a direct upload (`POST /api/uploads/`) may declare (413 "
+                "`too_large`): the bytes go to the bucket, not through the web.",
+                "bytes",
+                "`5368709120` (5 GiB)",
+            ),
+            "INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS": _m(
+                "How long a direct upload's signed form or part URLs are valid; an upload "
+                "not completed by then expires, and its object is deleted.",
+                SECONDS,
+            ),
+            "INGEST_MULTIPART_THRESHOLD_BYTES": _m(
+                "Direct uploads larger than this are S3 multipart uploads, in parts of this "
+                "size, each sent (and resent) on its own.",
+                "bytes",
+                "`104857600` (100 MiB)",
+            ),
             "INGEST_MAX_FILES_PER_REQUEST": _m(
                 "Most files in one upload request (400 `too_many_files`)."
             ),

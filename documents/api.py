@@ -35,7 +35,7 @@ UPLOADS = ("create", "versions")  # actions that take files: guarded before pars
 ADMITTED = (*UPLOADS, "retry")
 
 
-def _api_error(refusal: Refusal) -> APIException:
+def api_error(refusal: Refusal) -> APIException:
     if refusal.code == "throttled":
         # DRF's own answer, as the API has always given it ("Request was throttled.
         # Expected available in 37 seconds."): clients may read its words.
@@ -113,7 +113,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, Refusal):
-            exc = _api_error(exc)
+            exc = api_error(exc)
         return super().handle_exception(exc)
 
     # ------------------------------------------------------------------ reads

@@ -92,19 +92,24 @@ def prepare(
 ) -> Upload:
     """The upload to `accept`. Refusal 400 `invalid_webhook_url` for more than one
     webhook URL, or one a webhook may not be sent to (jobs.webhooks.endpoints.upload_url)."""
-    try:
-        webhook_url = endpoints.upload_url(webhook_urls)
-    except InvalidWebhookURL as exc:
-        raise Refusal(http_status=400, code=exc.code, detail=str(exc)) from None
     return Upload(
         owner=owner,
         files=files,
-        webhook_url=webhook_url,
+        webhook_url=checked_webhook_url(webhook_urls),
         reprocess=reprocess,
         document_id=document_id,
         public_url=public_url,
         labels=labels or Labels(),
     )
+
+
+def checked_webhook_url(webhook_urls: Sequence[str]) -> str:
+    """An upload's one webhook URL ("" for none); Refusal 400 `invalid_webhook_url` for
+    more than one, or one a webhook may not be sent to."""
+    try:
+        return endpoints.upload_url(webhook_urls)
+    except InvalidWebhookURL as exc:
+        raise Refusal(http_status=400, code=exc.code, detail=str(exc)) from None
 
 
 def accept(upload: Upload) -> Outcome:

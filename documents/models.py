@@ -22,6 +22,9 @@ class Document(models.Model):
     # counts (INGEST_MAX_BYTES_PER_USER).
     stored_bytes = models.PositiveBigIntegerField(default=0)
     sha256 = models.CharField(max_length=64)
+    # False for a direct upload's bytes, which no web process read: the worker hashes
+    # them, checks a declared sha256 (or sets the real one) and sets this.
+    sha256_checked = models.BooleanField(default=True, db_default=True)
     storage_key = models.CharField(max_length=500, help_text="Key in the default storage.")
     version = models.PositiveIntegerField(default=1)
     current_job = models.ForeignKey(
@@ -94,3 +97,52 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.owner_id})"
+
+
+class DirectUploadStatus(models.TextChoices):
+    STARTED = "started"  # the form or part URLs handed out; the bytes not yet seen
+    COMPLETED = "completed"  # the object checked and recorded: a document and its job
+    REFUSED = "refused"  # the object was not what was declared (deleted)
+    EXPIRED = "expired"  # not completed in time (anything that arrives later is deleted)
+
+
+class DirectUpload(models.Model):
+    """A file its owner sends straight to the bucket (`POST /api/uploads/`, documents.direct):
+    what was declared at the start, where the bytes are to go, and, once completed (by
+    the client, a storage event or the sweeper), the answer every later completion gets."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The document it becomes: its id names the object's key, so nothing is copied.
+    document_id = models.UUIDField(default=uuid.uuid4)
+    filename = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField(help_text="Declared; the object must have it.")
+    sha256 = models.CharField(
+        max_length=64, blank=True, help_text="Declared; the worker checks it."
+    )
+    webhook_url = models.CharField(max_length=2000, blank=True)
+    public_url = models.CharField(max_length=500, blank=True)
+    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    storage_key = models.CharField(max_length=500, help_text="Name in the default storage.")
+    # S3's UploadId when the bytes come in parts (past INGEST_MULTIPART_THRESHOLD_BYTES).
+    multipart_id = models.CharField(max_length=1024, blank=True)
+    part_size = models.PositiveBigIntegerField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=DirectUploadStatus.choices, default=DirectUploadStatus.STARTED
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+    # The completion's answer, given again to every later completion.
+    answer_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    answer = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "expires_at"]),  # the sweeper's passes
+            models.Index(fields=["storage_key"]),  # storage events name the key
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.filename} ({self.status})"

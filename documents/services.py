@@ -4,6 +4,7 @@ import hashlib
 import logging
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -39,6 +40,11 @@ class Accepted:
 
 class NotRetryable(Exception):
     """The document may not be retried; the message says why (retry_refusal)."""
+
+
+# Document.sha256 of a direct upload's bytes before a worker has hashed them (unique per
+# upload, so no duplicate is found in bytes nobody read).
+UNVERIFIED_SHA256 = "unverified-"
 
 
 def storage_key(*, owner_id: int, document_id: uuid.UUID, version: int) -> str:
@@ -111,7 +117,26 @@ def create_upload(
     # Duplicates are rare: finding out from the insert, after storing, saves every other
     # upload a round trip. The duplicate's bytes go again once nothing can roll back.
     transaction.on_commit(lambda: default_storage.delete(key))
-    existing = Document.objects.select_related("current_job").get(owner=owner, sha256=sha256)
+    return duplicate_of(
+        owner_id=owner.pk,
+        sha256=sha256,
+        reprocess=reprocess,
+        webhook_url=webhook_url,
+        public_url=public_url,
+    )
+
+
+def duplicate_of(
+    *,
+    owner_id: int,
+    sha256: str,
+    reprocess: bool = False,
+    webhook_url: str = "",
+    public_url: str = "",
+) -> Accepted:
+    """The owner's document of these bytes, as an upload of them again is answered (a
+    new job only with `reprocess`, and only when its job has ended)."""
+    existing = Document.objects.select_related("current_job").get(owner_id=owner_id, sha256=sha256)
     return _duplicate(existing, reprocess=reprocess, webhook_url=webhook_url, public_url=public_url)
 
 
@@ -142,6 +167,33 @@ def _duplicate(
     # job, and a job is deleted only with its document: an existing document has one.
     assert job is not None
     return Accepted(document=document, job=job, duplicate=True)
+
+
+def check_sha256(*, document_id: uuid.UUID, path: Path) -> str | None:
+    """For bytes no web process read (a direct upload, `sha256_checked` false): hash the
+    file at `path`. A declared sha256 that differs is returned as a person-readable
+    reason (the job fails `checksum_mismatch`); an unknown one is set to the real hash,
+    unless the owner already has these bytes (it then stays unverified: one document per
+    content is the uploads' rule, and this one is already made). None when all is well."""
+    document = Document.objects.filter(id=document_id, sha256_checked=False).first()
+    if document is None:
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as stored:
+        for block in iter(lambda: stored.read(1024 * 1024), b""):
+            digest.update(block)
+    real = digest.hexdigest()
+    if not document.sha256.startswith(UNVERIFIED_SHA256) and document.sha256 != real:
+        return (
+            f"The stored file's SHA-256 is {real}, not the {document.sha256} declared when "
+            "the direct upload started."
+        )
+    try:
+        with transaction.atomic():
+            Document.objects.filter(id=document_id).update(sha256=real, sha256_checked=True)
+    except IntegrityError:  # the owner has these bytes in another document
+        Document.objects.filter(id=document_id).update(sha256_checked=True)
+    return None
 
 
 def add_version(

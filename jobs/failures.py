@@ -23,6 +23,8 @@ SENTENCES: dict[str, str] = {
     "Upload a copy without the password as a new version.",
     "corrupt": "The PDF is damaged and its text cannot be read. "
     "Upload a repaired copy as a new version.",
+    "checksum_mismatch": "The file that reached the storage is not the one announced: its "
+    "SHA-256 differs from the sha256 sent when the direct upload started. Upload it again.",
     # no_text's sentence depends on OCR and on when the file was read: NO_TEXT below.
     "no_text": "The PDF has no text layer: it looks scanned, and OCR (reading scanned "
     "pages) is off on this service.",
@@ -74,7 +76,7 @@ GAVE_UP = ("retries_exhausted", "timeout", "crashed")
 # Failures whose cause is the file's bytes: the same bytes fail the same way, so a retry
 # would only spend a worker on them again. A new version (other bytes) is the way out.
 # `no_text` only while OCR is off (file_refusal).
-FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text")
+FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text", "checksum_mismatch")
 # The page count and limit in too_many_pages' detail, as both readers write it
 # (search/pipeline/reader.py, reader_pdfium.py): "The PDF has 2500 pages; the limit is 2000."
 _PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")

@@ -256,6 +256,8 @@ def _extract(job: Job, lease: LeaseKeeper) -> list[Page]:
     order = ocr_order(job.lane)
     reading = order is not None and order.mode == "read"
     with _local_file(job.storage_key, lease) as path:
+        if mismatch := documents.check_sha256(document_id=job.document_id, path=path):
+            raise PermanentError(mismatch, code="checksum_mismatch")
         extracted = read_document(
             path,
             max_pages=settings.INGEST_MAX_PAGES,

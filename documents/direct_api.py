@@ -1,0 +1,124 @@
+"""DRF views of direct uploads (documents.direct): start one, complete it. Thin: parse,
+call the service, answer."""
+
+from typing import Any
+
+from django.urls import reverse
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from config.api_errors import Refused
+from config.auth import signed_in_user
+from config.session_auth import enforce_deferred_csrf
+from documents import admission, direct, direct_docs, intake, labels
+from documents.api import api_error
+from documents.direct_serializers import DirectUploadIn
+from documents.idempotency import fingerprint, idempotent
+from documents.models import DirectUpload
+from documents.refusal import Refusal
+
+
+class DirectUploadViewSet(viewsets.GenericViewSet):
+    lookup_value_converter = "uuid"
+    serializer_class = DirectUploadIn
+
+    def get_queryset(self):  # noqa: ANN201
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return DirectUpload.objects.none()
+        return DirectUpload.objects.filter(owner=signed_in_user(self.request))
+
+    def initial(self, request: Request, *args: object, **kwargs: object) -> None:
+        """A start is admitted as an upload is (the backlog, the user's rate, jobs in
+        flight and quota), before its body is read."""
+        if self.action != "create":
+            super().initial(request, *args, **kwargs)
+            return
+        request.defer_csrf = True  # type: ignore[attr-defined]
+        admission.admit(signed_in=lambda: self._signed_in(request, *args, **kwargs), quota=True)
+        enforce_deferred_csrf(request)
+
+    def _signed_in(self, request: Request, *args: object, **kwargs: object) -> int:
+        super().initial(request, *args, **kwargs)
+        return signed_in_user(request).pk
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, Refusal):
+            exc = api_error(exc)
+        return super().handle_exception(exc)
+
+    @direct_docs.start
+    def create(self, request: Request) -> Response:
+        if not direct.available():
+            raise direct.unavailable()
+        given = DirectUploadIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        declared = _declared(given.validated_data)
+        owner = signed_in_user(request)
+        key = request.headers.get("Idempotency-Key")
+        if not key:
+            return self._start(request, declared)
+        if len(key) > 255:
+            raise Refused(
+                status_code=400,
+                code="invalid_idempotency_key",
+                detail="Idempotency-Key must be at most 255 characters.",
+            )
+        with idempotent(
+            owner_id=owner.pk, key=key, request_fingerprint=fingerprint(["direct", declared])
+        ) as slot:
+            if slot.mismatch:
+                raise Refused(
+                    status_code=422,
+                    code="idempotency_key_reused",
+                    detail="This Idempotency-Key was used for a different request.",
+                )
+            if slot.replay is not None:
+                status_code, body = slot.replay
+                return Response(body, status=status_code)
+            response = self._start(request, declared)
+            slot.remember(response.status_code, response.data)
+            return response
+
+    def _start(self, request: Request, declared: direct.Declared) -> Response:
+        upload = direct.start(
+            owner=signed_in_user(request), declared=declared, public_url=intake.public_url(request)
+        )
+        complete = reverse("direct-upload-complete", kwargs={"pk": upload.id})
+        body: dict[str, Any] = {
+            "upload_id": str(upload.id),
+            "expires_at": upload.expires_at.isoformat(),
+            "complete_url": request.build_absolute_uri(complete),
+            **direct.where_to_send(upload),
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    @direct_docs.complete
+    @action(detail=True, methods=["post"])
+    def complete(self, request: Request, pk: str) -> Response:
+        upload = self.get_object()  # 404 for another owner's, or no such id
+        try:
+            status_code, body = direct.complete(upload.id)
+        except direct.NotArrived as missing:
+            raise Refused(
+                status_code=409,
+                code="upload_incomplete",
+                detail=f"{missing} Send the bytes as the upload's answer says, then complete "
+                "it again.",
+            ) from None
+        return Response(body, status=status_code)
+
+
+def _declared(data: dict[str, Any]) -> direct.Declared:
+    """The start's body, its webhook URL, tags and metadata checked as an upload's are."""
+    sent = [data["webhook_url"]] if data.get("webhook_url") else []
+    webhook_url = intake.checked_webhook_url(sent)
+    return direct.Declared(
+        filename=data["filename"],
+        size=data["size"],
+        sha256=data.get("sha256", "").lower(),
+        webhook_url=webhook_url,
+        tags=labels.clean_tags(data["tags"]) if "tags" in data else [],
+        metadata=labels.clean_metadata(data["metadata"]) if "metadata" in data else {},
+    )
