@@ -75,6 +75,13 @@ FENCED_WRITES = Counter(
     "(a batch not stored), ending.",
     ["write"],
 )
+# Direct uploads (documents.direct): started, completed (a document made, or a duplicate
+# found), refused (the object was not what was declared), expired (never completed).
+DIRECT_UPLOADS = Counter(
+    "ingest_direct_uploads",
+    "Direct uploads, by outcome: started, completed, refused, expired.",
+    ["outcome"],
+)
 EMBEDDING_REQUESTS = Counter(
     "ingest_embedding_requests",
     "Calls to the embedding provider: ok, rate_limited (HTTP 429), error.",

@@ -427,6 +427,9 @@ INGEST_MAX_DIRECT_UPLOAD_BYTES = env_int("INGEST_MAX_DIRECT_UPLOAD_BYTES", 5 * 1
 INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS = env_int(
     "INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS", 900, minimum=60
 )
+# The bearer token the bucket's object-created notifications carry to
+# POST /api/uploads/events/ (documents.direct_events); unset, that endpoint answers 404.
+INGEST_STORAGE_EVENTS_TOKEN = env_str("INGEST_STORAGE_EVENTS_TOKEN")
 # Past this size a direct upload is an S3 multipart upload, in parts of this size (S3
 # takes at most 10,000 parts, of 5 MiB at least but the last).
 INGEST_MULTIPART_THRESHOLD_BYTES = env_int(

@@ -12,7 +12,7 @@ from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
 from documents import pages
 from documents.api import DocumentViewSet, DownloadWithoutSlash
-from documents.direct_api import DirectUploadViewSet
+from documents.direct_api import DirectUploadViewSet, StorageEventsView
 from documents.search_api import SearchView
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
@@ -63,6 +63,7 @@ urlpatterns = [
     ),
     path("api/redoc/", docs_page(redoc.RedocView.as_view(url_name="schema")), name="api-redoc"),
     path("api/redoc/redoc.standalone.js", redoc.bundle, name="api-redoc-bundle"),
+    path("api/uploads/events/", StorageEventsView.as_view(), name="storage-events"),
     *router.urls,
     path(
         "api/documents/<uuid:pk>/file",

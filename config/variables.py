@@ -275,6 +275,13 @@ TOPICS = [
                 "not completed by then expires, and its object is deleted.",
                 SECONDS,
             ),
+            "INGEST_STORAGE_EVENTS_TOKEN": _m(
+                "The secret the bucket's object-created notifications carry (`Authorization: "
+                "Bearer <it>`, or `?token=<it>`) to `POST /api/uploads/events/`, which then "
+                "completes direct uploads their clients did not. Unset: that endpoint is off "
+                "(the sweeper still completes them).",
+                shown="unset (off)",
+            ),
             "INGEST_MULTIPART_THRESHOLD_BYTES": _m(
                 "Direct uploads larger than this are S3 multipart uploads, in parts of this "
                 "size, each sent (and resent) on its own.",

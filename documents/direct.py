@@ -26,7 +26,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from config import humanize
+from config import humanize, metrics
 from documents import quotas
 from documents.insert import insert_document_with_job
 from documents.models import DirectUpload, DirectUploadStatus, Document
@@ -70,6 +70,30 @@ def _s3() -> tuple[Any, str]:
     """The bucket's boto3 client and name (django-storages' S3Storage)."""
     storage: Any = default_storage
     return storage.connection.meta.client, storage.bucket_name
+
+
+def bucket_name() -> str:
+    return _s3()[1]
+
+
+def name_of(key: str) -> str:
+    """The default storage's name for an object's key (`object_key` undone)."""
+    location: str = getattr(default_storage, "location", "") or ""
+    prefix = location.strip("/") + "/" if location.strip("/") else ""
+    return key[len(prefix) :] if prefix and key.startswith(prefix) else key
+
+
+def delete_object(upload: DirectUpload) -> None:
+    """Whatever of the upload the bucket holds: its object, its unfinished parts."""
+    client, bucket = _s3()
+    key = object_key(upload.storage_key)
+    if upload.multipart_id:
+        try:
+            client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload.multipart_id)
+        except Exception as exc:
+            if not _missing(exc):
+                raise
+    client.delete_object(Bucket=bucket, Key=key)
 
 
 def object_key(name: str) -> str:
@@ -120,6 +144,7 @@ def start(*, owner: User, declared: Declared, public_url: str) -> DirectUpload:
         upload.multipart_id = opened["UploadId"]
         upload.part_size = part_size(declared.size)
     upload.save()
+    metrics.DIRECT_UPLOADS.labels(outcome="started").inc()
     return upload
 
 
@@ -347,3 +372,4 @@ def _remember(upload: DirectUpload, status: str, http_status: int, body: dict) -
     upload.completed_at = timezone.now()
     upload.answer_status, upload.answer = http_status, body
     upload.save(update_fields=["status", "completed_at", "answer_status", "answer"])
+    transaction.on_commit(lambda: metrics.DIRECT_UPLOADS.labels(outcome=status).inc())

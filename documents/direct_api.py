@@ -1,18 +1,21 @@
 """DRF views of direct uploads (documents.direct): start one, complete it. Thin: parse,
 call the service, answer."""
 
+import secrets
 from typing import Any
 
+from django.conf import settings
 from django.urls import reverse
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from config.api_errors import Refused
 from config.auth import signed_in_user
 from config.session_auth import enforce_deferred_csrf
-from documents import admission, direct, direct_docs, intake, labels
+from documents import admission, direct, direct_docs, direct_events, intake, labels
 from documents.api import api_error
 from documents.direct_serializers import DirectUploadIn
 from documents.idempotency import fingerprint, idempotent
@@ -122,3 +125,27 @@ def _declared(data: dict[str, Any]) -> direct.Declared:
         tags=labels.clean_tags(data["tags"]) if "tags" in data else [],
         metadata=labels.clean_metadata(data["metadata"]) if "metadata" in data else {},
     )
+
+
+class StorageEventsView(APIView):
+    """`POST /api/uploads/events/`: the bucket's object-created notifications
+    (documents.direct_events), authenticated by INGEST_STORAGE_EVENTS_TOKEN, not a user.
+    Left out of the API's schema: it is the storage server's, not an integrator's."""
+
+    schema = None
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    def post(self, request: Request) -> Response:
+        expected = settings.INGEST_STORAGE_EVENTS_TOKEN
+        if not expected:
+            raise Refused(status_code=404, code="not_found", detail="Storage events are off.")
+        sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        sent = sent or request.query_params.get("token", "")
+        if not secrets.compare_digest(sent.encode(), expected.encode()):
+            raise Refused(status_code=401, code="not_authenticated", detail="Wrong token.")
+        handled = [
+            {"key": created.key, "outcome": direct_events.handle(created)}
+            for created in direct_events.created_objects(request.data)
+        ]
+        return Response({"handled": handled})

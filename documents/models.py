@@ -134,6 +134,8 @@ class DirectUpload(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)
+    # When the sweeper last looked for its object (documents.direct_sweep), oldest first.
+    checked_at = models.DateTimeField(null=True, blank=True)
     # The completion's answer, given again to every later completion.
     answer_status = models.PositiveSmallIntegerField(null=True, blank=True)
     answer = models.JSONField(null=True, blank=True)
@@ -146,3 +148,22 @@ class DirectUpload(models.Model):
 
     def __str__(self) -> str:
         return f"{self.filename} ({self.status})"
+
+
+class StorageEvent(models.Model):
+    """An object-created event of the bucket, acted on once (documents.direct_events):
+    events come at least once, and in any order."""
+
+    bucket = models.CharField(max_length=255)
+    key = models.CharField(max_length=1024)
+    etag = models.CharField(max_length=255, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bucket", "key", "etag"], name="one_storage_event")
+        ]
+        indexes = [models.Index(fields=["received_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.bucket}/{self.key}"

@@ -69,8 +69,12 @@ class S3Server:
         secret_key: str = "ingest-secret",
         ip: str = "127.0.0.1",
         launcher: Callable[[list[str]], list[str]] | None = None,
+        notify: tuple[str, str] | None = None,
     ) -> None:
         self.workdir = workdir
+        # (URL, bearer token): the filer POSTs each object-created event there (its webhook
+        # notifications, read from notification.toml in the working directory).
+        self.notify = notify
         # How its command is run: as it is, or in a test host (tests/harness/netns.py).
         self.launcher = launcher or (lambda argv: argv)
         self.bucket, self.access_key, self.secret_key, self.ip = bucket, access_key, secret_key, ip
@@ -138,6 +142,14 @@ class S3Server:
             "actions": ["Admin", "Read", "Write", "List", "Tagging"],
         }
         (self.workdir / "s3.json").write_text(json.dumps({"identities": [identity]}))
+        if self.notify is not None:
+            url, token = self.notify
+            (self.workdir / "notification.toml").write_text(
+                "[notification.webhook]\nenabled = true\n"
+                f'endpoint = "{url}"\nbearer_token = "{token}"\n'
+                'event_types = ["create"]\n'
+                f'path_prefixes = ["/buckets/{self.bucket}/"]\n'
+            )
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 self.launcher(self.command()),
