@@ -23,7 +23,7 @@ from django_htmx.middleware import HtmxDetails
 from rest_framework.exceptions import ValidationError
 
 from config.auth import signed_in_user
-from documents import downloads, intake, labels, rows, services
+from documents import direct, downloads, intake, labels, rows, services
 from documents.models import Document
 from documents.pending import pending_documents
 from documents.refusal import Refusal
@@ -130,9 +130,15 @@ def _page(request: HttpRequest) -> HttpResponse:
     context = _listing(request)
     context.update(_search(request))
     status = context.pop("http_status", 200)
+    # With a bucket, the page sends files straight to it (static/js/direct.js), up to
+    # the direct uploads' limit.
+    direct_uploads = direct.available()
     context.update(
         ws_url=_ws_url(request),
-        max_upload_bytes=settings.INGEST_MAX_UPLOAD_BYTES,
+        direct_uploads=direct_uploads,
+        max_upload_bytes=settings.INGEST_MAX_DIRECT_UPLOAD_BYTES
+        if direct_uploads
+        else settings.INGEST_MAX_UPLOAD_BYTES,
         max_files=settings.INGEST_MAX_FILES_PER_REQUEST,
     )
     return render(request, "documents/index.html", context, status=status)

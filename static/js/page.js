@@ -54,7 +54,7 @@
   function refusal(xhr) {
     var body = {};
     try { body = JSON.parse(xhr.responseText || "{}"); } catch (e) { body = {}; }
-    var result = (body.results && body.results[0]) || {};
+    var result = (body.results && body.results[0]) || body; // a completion's own error too
     var detail = (result.error && result.error.detail) || body.detail;
     if (body.code === "invalid" && body.fields) {  // bad tags or metadata: say which, and why
       detail = Object.keys(body.fields).map(function (name) {
@@ -234,38 +234,92 @@
     versionAccepted(result);
   }
 
-  // The upload form's labels, as the API takes them: `tags` repeated, `metadata` one JSON
-  // object. Metadata is typed a `key: value` a line; true, false and numbers stay typed.
-  function labelled(data) {
+  // The upload form's labels: tags by commas, metadata a `key: value` a line (true, false
+  // and numbers stay typed); `problem` says what is wrong with them, if anything.
+  function labels() {
     var tags = document.getElementById("upload-tags");
     var lines = document.getElementById("upload-metadata");
+    var given = { tags: [], metadata: null, problem: null };
     if (tags) {
       tags.value.split(",").forEach(function (tag) {
-        if (tag.trim()) data.append("tags", tag.trim());
+        if (tag.trim()) given.tags.push(tag.trim());
       });
     }
-    if (!lines || !lines.value.trim()) return null;
+    if (!lines || !lines.value.trim()) return given;
     var metadata = {};
-    var bad = null;
     lines.value.split("\n").forEach(function (line) {
       if (!line.trim()) return;
       var colon = line.indexOf(":");
-      if (colon < 1) { bad = bad || line.trim(); return; }
+      if (colon < 1) { given.problem = given.problem || line.trim(); return; }
       var key = line.slice(0, colon).trim();
       var value = line.slice(colon + 1).trim();
       if (value === "true" || value === "false") metadata[key] = value === "true";
       else if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value)) metadata[key] = Number(value);
       else metadata[key] = value;
     });
-    if (bad) return "The metadata line \u201c" + bad + "\u201d has no key: write it as key: value.";
-    data.append("metadata", JSON.stringify(metadata));
-    return null;
+    if (given.problem) {
+      given.problem = "The metadata line \u201c" + given.problem + "\u201d has no key: write it as key: value.";
+    }
+    given.metadata = metadata;
+    return given;
+  }
+
+  // The labels as the upload API takes them: `tags` repeated, `metadata` one JSON object.
+  function labelled(data) {
+    var given = labels();
+    given.tags.forEach(function (tag) { data.append("tags", tag); });
+    if (given.metadata) data.append("metadata", JSON.stringify(given.metadata));
+    return given.problem;
+  }
+
+  function showProgress(item, fraction) {
+    var percent = Math.round(100 * fraction);
+    item.querySelector("progress").value = percent;
+    item.querySelector(".state").textContent = percent + "%";
+  }
+
+  // Straight to the bucket when the service stores uploads in one (static/js/direct.js);
+  // through the API otherwise, or when the service says direct uploads are unavailable.
+  function sendDirect(upload) {
+    var item = upload.item;
+    var given = labels();
+    if (given.problem) {
+      settle(item, "refused", given.problem);
+      next();
+      return;
+    }
+    sending += 1;
+    item.setAttribute("data-state", "sending");
+    item.querySelector(".state").textContent = "sending";
+    window.IngestDirect.send(upload.file, {
+      api: document.getElementById("upload-form").getAttribute("data-direct"),
+      csrf: csrfToken(),
+      labels: given,
+      progress: function (fraction) { showProgress(item, fraction); },
+      accepted: function (xhr) { accepted(upload, xhr); },
+      refused: function (problem) {
+        settle(item, "refused", typeof problem === "string" ? problem : refusal(problem));
+      },
+      fallback: function () {
+        upload.proxied = true;
+        send(upload);
+      },
+    }).catch(function () {
+      settle(item, "refused", "The upload was interrupted. Check your connection and try again.");
+    }).finally(function () {
+      sending -= 1;
+      next();
+    });
   }
 
   function send(upload) {
     var file = upload.file;
     var item = upload.item;
     var form = document.getElementById("upload-form");
+    if (!upload.version && !upload.proxied && form && form.getAttribute("data-direct") && window.IngestDirect) {
+      sendDirect(upload);
+      return;
+    }
     var xhr = new XMLHttpRequest();
     var data = new FormData();
     data.append("file", file, file.name);
@@ -284,10 +338,7 @@
     xhr.setRequestHeader("X-CSRFToken", csrfToken());
     xhr.setRequestHeader("Accept", "application/json");
     xhr.upload.addEventListener("progress", function (event) {
-      if (!event.lengthComputable) return;
-      var percent = Math.round((100 * event.loaded) / event.total);
-      item.querySelector("progress").value = percent;
-      item.querySelector(".state").textContent = percent + "%";
+      if (event.lengthComputable) showProgress(item, event.loaded / event.total);
     });
     xhr.addEventListener("load", function () {
       if (xhr.status === 202) {
