@@ -19,7 +19,7 @@ import ctypes
 import math
 import os
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 import pypdfium2  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
@@ -27,6 +27,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 from search.pipeline.classify import nonspace
 from search.pipeline.errors import TooComplex, TooManyPages
 from search.pipeline.page import OcrOrder, OnPages, Scanned
+from search.pipeline.reopened import Reopened
 
 # The auto rule (see the module's docstring).
 MIN_IMAGE_SHARE = 0.05
@@ -211,7 +212,7 @@ def render(pdf: Any, index: int, order: OcrOrder) -> Any:
 
 
 def read_scans(
-    data: bytes,
+    source: bytes | BinaryIO,
     texts: list[str],
     order: OcrOrder,
     engine: Engine | None,
@@ -224,10 +225,11 @@ def read_scans(
     Raises TooManyPages past `order.max_pages` pages to read (before any is read), and
     TooComplex for a page holding an image past the pixel cap. `on_pages(read, total)` is
     told before each page is read by OCR, and after the last: the parent holds each page
-    to `page_seconds` of CPU time from its frame (sandbox.Sandbox.read_pages).
+    to `page_seconds` of CPU time from its frame (sandbox.Sandbox.read_pages). `source` is
+    the file, open (PDFium reads what it needs of it), or its bytes.
     """
     try:
-        pdf = pypdfium2.PdfDocument(data)
+        pdf = Reopened(source)
     except pypdfium2.PdfiumError:
         return [], {}  # the text reader could read it, PDFium cannot: keep its text
     try:

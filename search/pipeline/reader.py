@@ -58,6 +58,10 @@ HARMLESS_LOGGERS = frozenset({"pdfminer.pdfpage", "pdfminer.pdffont"})
 KEPT_WARNINGS = 3
 MESSAGE_CHARS = 200
 
+# A stream this large is not kept once read: pdfminer keeps every object it parses, so a
+# file of large images would otherwise hold its whole size in memory by its last page.
+KEPT_STREAM_BYTES = 1 << 18
+
 # The sandboxed child loads no Django settings: it reads the choice (config/settings.py
 # validates it in the worker) from the environment the worker passes down.
 EXTRACTOR_ENV = "INGEST_EXTRACTOR"
@@ -112,11 +116,22 @@ def read_with_pdfminer(
     """
     check_header(fp)
     with _DamageLog() as damage, _pdfminer_errors():
-        document = PDFDocument(PDFParser(fp))
+        document = _Document(PDFParser(fp))
         pages = _pages(document, max_pages)
         texts = _texts(pages, on_pages)
         _check_soundness(document, texts, damage)
     return texts
+
+
+class _Document(PDFDocument):
+    """pdfminer's document, keeping no stream over KEPT_STREAM_BYTES: read again when asked
+    again, its memory goes with the page that used it."""
+
+    def getobj(self, objid: int) -> object:
+        obj = super().getobj(objid)
+        if isinstance(obj, PDFStream) and len(obj.rawdata or b"") > KEPT_STREAM_BYTES:
+            self._cached_objs.pop(objid, None)
+        return obj
 
 
 def _pages(document: PDFDocument, max_pages: int) -> list[PDFPage]:

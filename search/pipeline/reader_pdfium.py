@@ -16,7 +16,7 @@ import ctypes
 import re
 import resource
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 import pypdfium2  # type: ignore[import-untyped]
@@ -25,6 +25,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 from search.pipeline.classify import is_scant
 from search.pipeline.errors import TooManyPages
 from search.pipeline.page import OnPages
+from search.pipeline.reopened import Reopened
 
 # The highest code point `chr` accepts; PDFium hands back whatever a broken font maps to.
 MAX_CODE_POINT = 0x10FFFF
@@ -41,6 +42,10 @@ INFLATE_SHARE = 4
 INFLATE_STEP = 1 << 20
 # The start of a stream's data ("endstream" also ends in "stream"; this is not it).
 STREAM = re.compile(rb"(?<!end)stream\r?\n")
+# The file is scanned for streams a block at a time, each block with the last bytes of the
+# one before, so that a keyword cut by a block's end is found whole.
+SCAN_BLOCK = 8 << 20
+CARRIED = len(b"endstream\r\n")
 
 
 class _Damaged(Exception):
@@ -61,19 +66,19 @@ def read_with_pdfium(
     `pdfminer` says of a file PDFium cannot open or whose text is scant. `on_pages` hears
     of the pages read (page.OnPages); a file handed to `pdfminer` is counted again from 0.
     """
-    data = fp.read()
-    texts = [] if _inflates_too_far(data) else _texts(data, max_pages, on_pages)
+    texts = [] if _inflates_too_far(fp) else _texts(fp, max_pages, on_pages)
     if not texts or is_scant(texts):
         fp.seek(0)
         return pdfminer(fp, max_pages=max_pages, on_pages=on_pages)
     return texts
 
 
-def _texts(data: bytes, max_pages: int, on_pages: OnPages | None = None) -> list[str]:
+def _texts(fp: BinaryIO, max_pages: int, on_pages: OnPages | None = None) -> list[str]:
     """Each page's text, or [] when PDFium cannot open the file or one of its pages, or a
-    page's forms nest too deep."""
+    page's forms nest too deep. PDFium reads the file as it needs it, never all at once."""
+    fp.seek(0)
     try:
-        pdf = pypdfium2.PdfDocument(data)
+        pdf = Reopened(fp)
     except pypdfium2.PdfiumError:
         return []
     try:
@@ -148,29 +153,51 @@ def _check_forms(page: ctypes.c_void_p) -> None:
         stack.extend((pdfium_c.FPDFFormObj_GetObject(obj, i), depth + 1) for i in range(inner))
 
 
-def _inflates_too_far(data: bytes) -> bool:
+def _inflates_too_far(fp: BinaryIO) -> bool:
     """True when a Flate stream of the file inflates past 1/INFLATE_SHARE of this process's
     address space (the sandbox's limit; no limit, no check), measured without keeping it.
 
-    Found by scanning the bytes: one pass of zlib, without parsing the file. Other filters
-    (LZW, ...) are not checked: PDFium's failed allocation there ends the sandbox with a
-    signal, which the sandbox reports as `extractor_crashed`.
+    Found by scanning the file a block at a time: one pass of zlib, without parsing the
+    file. Other filters (LZW, ...) are not checked: PDFium's failed allocation there ends
+    the sandbox with a signal, which the sandbox reports as `extractor_crashed`.
     """
     limit, _ = resource.getrlimit(resource.RLIMIT_AS)
     if limit == resource.RLIM_INFINITY:
         return False
     budget = limit // INFLATE_SHARE
-    for match in STREAM.finditer(data):
-        end = data.find(b"endstream", match.end())
-        inflater = zlib.decompressobj()
-        pending: bytes | memoryview = memoryview(data)[match.end() : end if end > 0 else None]
-        size = 0
-        try:
-            while pending and size <= budget and not inflater.eof:
-                size += len(inflater.decompress(pending, INFLATE_STEP))
-                pending = inflater.unconsumed_tail
-        except zlib.error:
-            continue  # not Flate, or encrypted: not this check's business
-        if size > budget:
-            return True
-    return False
+    starts = list(_stream_starts(fp))  # found first: measuring moves the file's position
+    return any(_inflated_size(fp, start, budget) > budget for start in starts)
+
+
+def _stream_starts(fp: BinaryIO) -> Iterator[int]:
+    """The offset of each stream's data in the file, read in blocks of SCAN_BLOCK."""
+    fp.seek(0)
+    offset, carried = 0, b""
+    while block := fp.read(SCAN_BLOCK):
+        window = carried + block
+        base = offset - len(carried)
+        # A match must end inside this block's new bytes: one wholly in the carried
+        # tail was found with the block before.
+        for match in STREAM.finditer(window):
+            if match.end() > len(carried):
+                yield base + match.end()
+        offset += len(block)
+        carried = window[-CARRIED:]
+
+
+def _inflated_size(fp: BinaryIO, start: int, budget: int) -> int:
+    """How far the Flate data at `start` inflates, counted up to just past `budget`; 0 for
+    data that is not Flate (or is encrypted)."""
+    inflater = zlib.decompressobj()
+    fp.seek(start)
+    size, pending = 0, b""
+    try:
+        while size <= budget and not inflater.eof:
+            pending = pending or fp.read(INFLATE_STEP)
+            if not pending:
+                break
+            size += len(inflater.decompress(pending, INFLATE_STEP))
+            pending = inflater.unconsumed_tail
+    except zlib.error:
+        return 0
+    return size

@@ -531,7 +531,7 @@ def _read(
             if ocr is None:
                 return {"pages": texts}
             fp.seek(0)
-            return _scan(fp.read(), texts, *ocr, told=told)
+            return _scan(fp, texts, *ocr, told=told)
     except (PermanentError, ExtractTimeout) as exc:
         return {"error": {"code": exc.code, "detail": exc.detail}}
     except MemoryError:
@@ -540,7 +540,7 @@ def _read(
 
 
 def _scan(
-    data: bytes,
+    fp: BinaryIO,
     texts: list[str],
     order: OcrOrder,
     engine: "Engine | None",
@@ -551,7 +551,7 @@ def _scan(
     from search.pipeline.ocr import read_scans
 
     on_scans = _PagesTold(told.answers, ocr=True) if told is not None else None
-    scans, scanned = read_scans(data, texts, order, engine, on_pages=on_scans)
+    scans, scanned = read_scans(fp, texts, order, engine, on_pages=on_scans)
     return {
         "pages": texts,
         "scans": scans,
