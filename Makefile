@@ -147,7 +147,8 @@ chaos: $(VENV)/.installed-dev ocr pgbouncer
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
 ## /metrics scrape over a million job rows, search, one account's hanging webhooks beside
 ## another's uploads, what each job costs Postgres and Redis, and the connections two web
-## and two worker hosts hold with and without PgBouncer (docs/working/benchmarks.md).
+## and two worker hosts hold with and without PgBouncer, and a 1 GiB file through the upload
+## endpoint against a direct upload (docs/working/benchmarks.md).
 ## BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench $(BENCH_ARGS)
@@ -161,6 +162,7 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench.cost
 	$(PY) -m tests.bench.cluster.budget
 	$(PY) -m tests.bench.ocr
+	$(PY) -m tests.bench.direct
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the deploy files
 ## (config/deploy/validate.py: the Kubernetes manifests against the Kubernetes schemas and
