@@ -106,14 +106,15 @@ ocr: $(VENV)/.installed-base
 	if [ -n "$$left" ]; then echo "Still missing after the install:" $$left \
 		"(is INGEST_OCR_TESSDATA a directory of your own?)" >&2; exit 1; fi
 
-## make test: a short load test (as make loadtest LOADTEST_USERS=60: the same faults), a
+## make test: a short load test (as make loadtest LOADTEST_USERS=60: the same faults, half
+## the users uploading straight to the bucket), a
 ## short one across test hosts (as make loadtest-cluster with 20 users; skipped, saying
 ## so, where network namespaces cannot be made), then the whole suite on private Postgres
 ## + Redis that the tests start themselves. pytest runs last whatever the load tests say
 ## (its closing line is the suite's verdict); any of them failing fails the target.
 CLUSTER_SHORT := --users 20 --gap 5 --settle 10
 test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr pgbouncer
-	@status=0; $(PY) -m tests.bench.loadtest --users 60 $(LOADTEST_ARGS) || status=$$?; \
+	@status=0; $(PY) -m tests.bench.loadtest --users 60 --direct-share 0.5 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m tests.bench.cluster $(CLUSTER_SHORT) $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
 

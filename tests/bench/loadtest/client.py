@@ -42,6 +42,11 @@ class Answer:
     # with the same Idempotency-Key; what the first try met.
     resent: int = 0
     first_error: str = ""
+    # "endpoint" (POST /api/documents/) or "direct" (tests/bench/loadtest/direct_client.py,
+    # whose two acknowledgements, start and completion, are timed apart).
+    path: str = "endpoint"
+    start_ms: float = 0.0
+    complete_ms: float = 0.0
 
     @property
     def accepted(self) -> bool:
@@ -56,6 +61,9 @@ def _field(name: str, value: str) -> bytes:
         f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
     ).encode()
 
+
+# How one user uploads: (server, token, upload, phase, webhook_url) -> Answer.
+Send = Callable[..., "Answer"]
 
 # Where a client sends: a port on 127.0.0.1 (one machine), or (host, port); several of
 # them (web hosts) share the users out in turn.
@@ -123,7 +131,7 @@ def upload(
     answer.seconds = time.perf_counter() - began
     answer.status = status
     answer.retry_after = headers.get("retry-after")
-    _parse_body(answer, body)
+    parse_body(answer, body)
     return answer
 
 
@@ -157,7 +165,7 @@ def upload_anywhere(
     return answer
 
 
-def _parse_body(answer: Answer, body: bytes) -> None:
+def parse_body(answer: Answer, body: bytes) -> None:
     try:
         payload = json.loads(body)
     except ValueError:
@@ -212,9 +220,11 @@ def burst(
     uploads: list[Upload],
     webhook_url: str = "",
     failover: bool = False,
+    send: Callable[[int], Send] | None = None,
 ) -> list[Answer]:
     """Every user's upload, released together by a barrier (user n to the n-th server, in
-    turn; with `failover`, to the next one while none answers: `upload_anywhere`)."""
+    turn; with `failover`, to the next one while none answers: `upload_anywhere`). `send`
+    picks how user n uploads (default: `upload`, through the upload endpoint)."""
     targets = addresses(servers)
     answers: list[Answer] = []
     lock = threading.Lock()
@@ -226,7 +236,8 @@ def burst(
         if failover:
             answer = upload_anywhere(targets, number, *args)
         else:
-            answer = upload(targets[number % len(targets)], *args)
+            sender = send(number) if send is not None else upload
+            answer = sender(targets[number % len(targets)], *args)
         with lock:
             answers.append(answer)
 
@@ -251,9 +262,10 @@ class Pushers:
         clients: int = 4,
         webhook_url: str = "",
         failover: bool = False,
+        send: Callable[[int], Send] | None = None,
     ) -> None:
         self.targets, self.tokens, self.make_upload = addresses(servers), tokens, make_upload
-        self.webhook_url, self.failover = webhook_url, failover
+        self.webhook_url, self.failover, self.send = webhook_url, failover, send
         self.answers: list[Answer] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -280,7 +292,8 @@ class Pushers:
             if self.failover:
                 answer = upload_anywhere(self.targets, number, *args)
             else:
-                answer = upload(self.targets[number % len(self.targets)], *args)
+                sender = self.send(number) if self.send is not None else upload
+                answer = sender(self.targets[number % len(self.targets)], *args)
             with self._lock:
                 self.answers.append(answer)
             # Straight on while accepted, so the backlog reaches its limit and stays there;

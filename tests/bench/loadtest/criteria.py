@@ -32,9 +32,11 @@ class Criterion:
 
 
 def ack_like_for_like(answers: list[Answer]) -> Criterion:
-    """p99 acknowledgement of 50+ page documents against 1-2 page ones of the same bytes."""
-    long_ms = [a.seconds * 1000 for a in answers if a.kind == LONG and a.accepted]
-    padded_ms = [a.seconds * 1000 for a in answers if a.kind == PADDED and a.accepted]
+    """p99 acknowledgement of 50+ page documents against 1-2 page ones of the same bytes,
+    through the upload endpoint."""
+    sent = [a for a in answers if a.path == "endpoint" and a.accepted]
+    long_ms = [a.seconds * 1000 for a in sent if a.kind == LONG]
+    padded_ms = [a.seconds * 1000 for a in sent if a.kind == PADDED]
     p_long, p_padded = percentile(long_ms, 99), percentile(padded_ms, 99)
     ratio = p_long / p_padded if padded_ms and p_padded > 0 else math.nan
     return Criterion(
@@ -44,6 +46,29 @@ def ack_like_for_like(answers: list[Answer]) -> Criterion:
         f"<= {ACK_RATIO_LIMIT}x",
         ratio <= ACK_RATIO_LIMIT,
     )
+
+
+def direct_acks(answers: list[Answer]) -> list[Criterion]:
+    """p99 acknowledgement of a direct upload's start and of its completion, against the
+    upload endpoint's in the same run; none without direct uploads."""
+    direct = [a for a in answers if a.path == "direct" and a.accepted]
+    if not direct:
+        return []
+    endpoint = [a.seconds * 1000 for a in answers if a.path == "endpoint" and a.accepted]
+    p_start = percentile([a.start_ms for a in direct], 99)
+    p_complete = percentile([a.complete_ms for a in direct], 99)
+    p_endpoint = percentile(endpoint, 99)
+    worst = max(p_start, p_complete) / p_endpoint if endpoint and p_endpoint > 0 else math.nan
+    return [
+        Criterion(
+            "Direct uploads are acknowledged as quickly as uploads",
+            f"ack p99 of {len(direct)} starts (POST /api/uploads/) {p_start:.0f} ms, of "
+            f"their completions {p_complete:.0f} ms; of {len(endpoint)} uploads through "
+            f"POST /api/documents/ {p_endpoint:.0f} ms",
+            f"each <= {ACK_RATIO_LIMIT}x the endpoint's",
+            worst <= ACK_RATIO_LIMIT,
+        )
+    ]
 
 
 def _clean(answer: Answer) -> bool:

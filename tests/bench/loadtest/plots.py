@@ -130,21 +130,41 @@ def timeline(
     return figure
 
 
+DIRECT_START, DIRECT_COMPLETION = "direct: start", "direct: completion"
+
+
+def ack_samples(answers: list[dict]) -> dict[str, list[float]]:
+    """Acknowledgement times in ms: of uploads through the endpoint by class, then of
+    direct uploads' starts and completions (two calls each), where there are any."""
+    sent = [a for a in answers if a.get("path", "endpoint") == "endpoint"]
+    direct = [a for a in answers if a.get("path") == "direct"]
+    samples = {kind: [a["seconds"] * 1000 for a in sent if a["kind"] == kind] for kind in CLASSES}
+    samples[DIRECT_START] = [a["start_ms"] for a in direct]
+    samples[DIRECT_COMPLETION] = [a["complete_ms"] for a in direct]
+    return {label: values for label, values in samples.items() if values}
+
+
 def ack_by_class(answers: list[dict]) -> plt.Figure:
     """Acknowledgement time of each burst upload, by class (dots) with its p50 and p99."""
-    figure, axes = plt.subplots(figsize=(11, 3.6))
-    present = [c for c in CLASSES if any(a["kind"] == c for a in answers)]
-    for row, kind in enumerate(present):
-        values = sorted(a["seconds"] * 1000 for a in answers if a["kind"] == kind)
+    samples = ack_samples(answers)
+    figure, axes = plt.subplots(figsize=(11, 3.6 + 0.5 * (len(samples) > len(CLASSES))))
+    for row, (kind, values) in enumerate(samples.items()):
+        values = sorted(values)
         jitter = [row + ((k * 0.37) % 1 - 0.5) * 0.5 for k in range(len(values))]
-        colour = "#d62728" if kind == LONG else "#1f77b4" if kind == PADDED else "0.5"
+        colour = (
+            "#d62728"
+            if kind == LONG
+            else "#1f77b4"
+            if kind == PADDED
+            else "#2ca02c"
+            if kind.startswith("direct")
+            else "0.5"
+        )
         axes.scatter(values, jitter, s=8, color=colour, alpha=0.6)
         for q, marker in ((0.5, "|"), (0.99, "D")):
             value = values[min(len(values) - 1, int(q * (len(values) - 1) + 0.5))]
             axes.scatter([value], [row], marker=marker, s=80, color="black", zorder=3)
-    axes.set_yticks(
-        range(len(present)), [f"{c}\n(n={sum(a['kind'] == c for a in answers)})" for c in present]
-    )
+    axes.set_yticks(range(len(samples)), [f"{c}\n(n={len(v)})" for c, v in samples.items()])
     axes.set_xlabel("acknowledgement, ms (connect to last byte of the answer); | p50, ◆ p99")
     axes.set_title("Acknowledgement time by upload class (the burst)")
     figure.tight_layout()

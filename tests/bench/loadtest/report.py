@@ -70,22 +70,19 @@ def _criteria_table(criteria: list[dict]) -> str:
 
 
 def ack_rows(answers: list[dict]) -> list[tuple[str, int, float, float, float, float]]:
-    """(class, n, p50, p95, p99, max) of the burst's accepted uploads, in ms."""
-    rows = []
-    for kind in plots.CLASSES:
-        values = [a["seconds"] * 1000 for a in answers if a["kind"] == kind]
-        if values:
-            rows.append(
-                (
-                    kind,
-                    len(values),
-                    percentile(values, 50),
-                    percentile(values, 95),
-                    percentile(values, 99),
-                    max(values),
-                )
-            )
-    return rows
+    """(class, n, p50, p95, p99, max) of the burst's accepted uploads, in ms; direct
+    uploads' start and completion as two more rows."""
+    return [
+        (
+            kind,
+            len(values),
+            percentile(values, 50),
+            percentile(values, 95),
+            percentile(values, 99),
+            max(values),
+        )
+        for kind, values in plots.ack_samples(answers).items()
+    ]
 
 
 def _table(head: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.bench.loadtest import client, criteria, payloads, webhooks
+from tests.bench.loadtest import client, criteria, direct_client, payloads, webhooks
 from tests.bench.loadtest.collect import Final, read_final
 from tests.bench.loadtest.drain import drain as drain_criterion
 from tests.bench.loadtest.faults import Fault, FaultInjector
@@ -112,7 +112,8 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     mib = sum(upload.bytes for upload in uploads) / 2**20
     say(f"burst: {len(uploads)} users upload at once ({mib:.0f} MiB)")
     outcome.marks["burst"] = time.time()
-    outcome.answers = client.burst(stack.web_port, tokens, uploads, receiver.url)
+    send = direct_client.sender(params.direct_share) if params.direct_share else None
+    outcome.answers = client.burst(stack.web_port, tokens, uploads, receiver.url, send=send)
     outcome.marks["burst_end"] = time.time()
     accepted = sum(1 for a in outcome.answers if a.accepted)
     took = outcome.marks["burst_end"] - outcome.marks["burst"]
@@ -123,6 +124,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
         lambda n: payloads.pushed_upload(files, n),
         params.pushers,
         webhook_url=receiver.url,
+        send=send,
     ).start()
     injector = FaultInjector(env, stack, database_url)
     outcome.faults = injector.faults
@@ -224,6 +226,7 @@ def judge(
     )
     outcome.results = [
         criteria.ack_like_for_like(burst),
+        *criteria.direct_acks(burst),
         criteria.clean_answers(outcome.answers),
         *criteria.nothing_lost(outcome.answers, final),
         *criteria.scans_read(burst, final),

@@ -25,6 +25,7 @@ class Params:
     seed: int
     ocr_workers: int = 1  # worker-ocr processes of one thread each (the Procfile's)
     fast_lane_max_bytes: int = 2 * 1024 * 1024  # INGEST_FAST_LANE_MAX_BYTES (the default)
+    direct_share: float = 0.0  # users who upload straight to the bucket (direct_client)
 
     @property
     def max_backlog(self) -> int:
@@ -91,6 +92,13 @@ def parser(
     parser.add_argument("--drain-timeout", type=float, help="(900 s; 300 s)")
     parser.add_argument("--pushers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument(
+        "--direct-share",
+        type=float,
+        default=0.0,
+        help="share of the users (0 to 1) who upload straight to the bucket: "
+        "POST /api/uploads/, the presigned POST, the completion (0)",
+    )
     return parser
 
 
@@ -120,4 +128,5 @@ def from_args(args: argparse.Namespace) -> Params:
         backlog_extra=max(60, args.users // 20),
         seed=args.seed,
         ocr_workers=args.ocr_workers,
+        direct_share=getattr(args, "direct_share", 0.0),
     )
