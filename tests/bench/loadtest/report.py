@@ -207,8 +207,15 @@ def _facts(data: dict) -> str:
     answers = data["answers"]
     accepted = sum(1 for a in answers if a.get("job_id") and 200 <= a["status"] < 300)
     wall = marks.get("end", marks["last_upload"]) - data["started"]
+    direct = sum(1 for a in answers if a.get("path") == "direct")
+    how = (
+        f" ({direct} of the {len(answers)} uploads straight to the bucket, "
+        f"{p['direct_share']:.0%} of the users and of the pushed uploads)"
+        if direct
+        else ""
+    )
     return (
-        f"<p>{p['users']} users, one API token and one real PDF each, released together; "
+        f"<p>{p['users']} users, one API token and one real PDF each, released together{how}; "
         f"then {p['pushers']} clients uploading the same files (under 50 pages) straight on "
         "while accepted and once a second after a refusal, until "
         f"{p['settle']:.0f} s after the last fault. {accepted} uploads accepted of "
