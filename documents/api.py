@@ -2,7 +2,7 @@
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from django.http.response import HttpResponseBase
 from django.urls import reverse
@@ -33,6 +33,43 @@ log = logging.getLogger(__name__)
 UPLOADS = ("create", "versions")  # actions that take files: guarded before parsing
 # Actions that make jobs: admitted like an upload, before the body is read.
 ADMITTED = (*UPLOADS, "retry")
+
+
+def answered_once(
+    request: Request,
+    request_fingerprint: Callable[[], str],
+    answer: Callable[[], Response],
+    *,
+    replayed_headers: Callable[[dict], dict[str, str]] | None = None,
+) -> Response:
+    """`answer()`; with an Idempotency-Key, the first answer given under it to this
+    owner, again (with `replayed_headers(body)`), for the same request
+    (`request_fingerprint()`, worked out only then); 422 for another request."""
+    key = request.headers.get("Idempotency-Key")
+    if not key:
+        return answer()
+    if len(key) > 255:
+        raise Refused(
+            status_code=400,
+            code="invalid_idempotency_key",
+            detail="Idempotency-Key must be at most 255 characters.",
+        )
+    with idempotent(
+        owner_id=signed_in_user(request).pk, key=key, request_fingerprint=request_fingerprint()
+    ) as slot:
+        if slot.mismatch:
+            raise Refused(
+                status_code=422,
+                code="idempotency_key_reused",
+                detail="This Idempotency-Key was used for a different request.",
+            )
+        if slot.replay is not None:
+            status_code, body = slot.replay
+            headers = replayed_headers(body) if replayed_headers is not None else None
+            return Response(body, status=status_code, headers=headers)
+        response = answer()
+        slot.remember(response.status_code, response.data)
+        return response
 
 
 def api_error(refusal: Refusal) -> APIException:
@@ -181,30 +218,12 @@ class DocumentViewSet(viewsets.GenericViewSet):
             public_url=intake.public_url(request),
             labels=_labels(request),
         )
-        key = request.headers.get("Idempotency-Key")
-        if not key:
-            return _upload_answer(request, intake.accept(upload))
-        if len(key) > 255:
-            raise Refused(
-                status_code=400,
-                code="invalid_idempotency_key",
-                detail="Idempotency-Key must be at most 255 characters.",
-            )
-        with idempotent(
-            owner_id=signed_in_user(request).pk, key=key, request_fingerprint=upload.fingerprint()
-        ) as slot:
-            if slot.mismatch:
-                raise Refused(
-                    status_code=422,
-                    code="idempotency_key_reused",
-                    detail="This Idempotency-Key was used for a different request.",
-                )
-            if slot.replay is not None:
-                status_code, body = slot.replay
-                return Response(body, status=status_code, headers=_location(body))
-            response = _upload_answer(request, intake.accept(upload))
-            slot.remember(response.status_code, response.data)
-            return response
+        return answered_once(
+            request,
+            upload.fingerprint,
+            lambda: _upload_answer(request, intake.accept(upload)),
+            replayed_headers=_location,
+        )
 
     @api_docs.relabel
     def partial_update(self, request: Request, pk: uuid.UUID) -> Response:

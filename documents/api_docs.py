@@ -19,6 +19,14 @@ from documents.serializers import (
 )
 from documents.uploads import NOT_A_PDF
 
+# Uploads and direct uploads take it alike (documents.api.answered_once).
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="Any unique string (≤ 255 characters) per logical request.",
+)
+
 _DOC = "3f0c2a5e-8a41-4c55-a1c9-0d6f5b1e7a10"
 _JOB = "9b1e4c77-2d3a-4f0e-8c51-6a7d2e9f0b34"
 
@@ -102,12 +110,7 @@ upload = extend_schema(
     ),
     request={"multipart/form-data": UploadIn},
     parameters=[
-        OpenApiParameter(
-            "Idempotency-Key",
-            OpenApiTypes.STR,
-            OpenApiParameter.HEADER,
-            description="Any unique string (≤ 255 characters) per logical request.",
-        ),
+        IDEMPOTENCY_KEY,
         OpenApiParameter(
             "reprocess", OpenApiTypes.BOOL, description="Process identical bytes again."
         ),

@@ -16,9 +16,9 @@ from config.api_errors import Refused
 from config.auth import signed_in_user
 from config.session_auth import enforce_deferred_csrf
 from documents import admission, direct, direct_docs, direct_events, intake, labels
-from documents.api import api_error
+from documents.api import answered_once, api_error
 from documents.direct_serializers import DirectUploadIn
-from documents.idempotency import fingerprint, idempotent
+from documents.idempotency import fingerprint
 from documents.models import DirectUpload
 from documents.refusal import Refusal
 
@@ -58,31 +58,11 @@ class DirectUploadViewSet(viewsets.GenericViewSet):
         given = DirectUploadIn(data=request.data)
         given.is_valid(raise_exception=True)
         declared = _declared(given.validated_data)
-        owner = signed_in_user(request)
-        key = request.headers.get("Idempotency-Key")
-        if not key:
-            return self._start(request, declared)
-        if len(key) > 255:
-            raise Refused(
-                status_code=400,
-                code="invalid_idempotency_key",
-                detail="Idempotency-Key must be at most 255 characters.",
-            )
-        with idempotent(
-            owner_id=owner.pk, key=key, request_fingerprint=fingerprint(["direct", declared])
-        ) as slot:
-            if slot.mismatch:
-                raise Refused(
-                    status_code=422,
-                    code="idempotency_key_reused",
-                    detail="This Idempotency-Key was used for a different request.",
-                )
-            if slot.replay is not None:
-                status_code, body = slot.replay
-                return Response(body, status=status_code)
-            response = self._start(request, declared)
-            slot.remember(response.status_code, response.data)
-            return response
+        return answered_once(
+            request,
+            lambda: fingerprint(["direct", declared]),
+            lambda: self._start(request, declared),
+        )
 
     def _start(self, request: Request, declared: direct.Declared) -> Response:
         upload = direct.start(

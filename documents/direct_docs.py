@@ -1,8 +1,8 @@
 """OpenAPI descriptions of direct uploads (documents/direct_api.py)."""
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 
+from documents.api_docs import IDEMPOTENCY_KEY
 from documents.direct_serializers import CompletedOut, DirectUploadIn, DirectUploadOut
 from documents.serializers import RefusalOut
 
@@ -48,12 +48,7 @@ start = extend_schema(
     ),
     request=DirectUploadIn,
     parameters=[
-        OpenApiParameter(
-            "Idempotency-Key",
-            OpenApiTypes.STR,
-            OpenApiParameter.HEADER,
-            description="Any unique string (≤ 255 characters) per logical request.",
-        ),
+        IDEMPOTENCY_KEY,
     ],
     responses={
         201: OpenApiResponse(DirectUploadOut, "Where to send the bytes, and how to complete."),

@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from documents import labels
-from documents.serializers import ErrorOut
+from documents.serializers import UploadResultOut
 
 
 class DirectUploadIn(serializers.Serializer):
@@ -60,12 +60,7 @@ class DirectUploadOut(serializers.Serializer):
         return declared
 
 
-class CompletedOut(serializers.Serializer):
+class CompletedOut(UploadResultOut):
+    """A completed direct upload: answered as one file of an upload is."""
+
     upload_id = serializers.UUIDField()
-    filename = serializers.CharField()
-    status = serializers.CharField(help_text="The job's status, or rejected.")
-    document_id = serializers.UUIDField(required=False)
-    job_id = serializers.UUIDField(required=False)
-    status_url = serializers.URLField(required=False)
-    duplicate = serializers.BooleanField(required=False)
-    error = ErrorOut(required=False)
