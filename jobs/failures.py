@@ -25,6 +25,8 @@ SENTENCES: dict[str, str] = {
     "Upload a repaired copy as a new version.",
     "checksum_mismatch": "The file that reached the storage is not the one announced: its "
     "SHA-256 differs from the sha256 sent when the direct upload started. Upload it again.",
+    "file_missing": "The stored file of this version is gone from the storage, so it cannot "
+    "be read. Upload it again as a new version.",
     # no_text's sentence depends on OCR and on when the file was read: NO_TEXT below.
     "no_text": "The PDF has no text layer: it looks scanned, and OCR (reading scanned "
     "pages) is off on this service.",
@@ -76,7 +78,14 @@ GAVE_UP = ("retries_exhausted", "timeout", "crashed")
 # Failures whose cause is the file's bytes: the same bytes fail the same way, so a retry
 # would only spend a worker on them again. A new version (other bytes) is the way out.
 # `no_text` only while OCR is off (file_refusal).
-FILE_FAILURES = ("not_a_pdf", "encrypted", "corrupt", "no_text", "checksum_mismatch")
+FILE_FAILURES = (
+    "not_a_pdf",
+    "encrypted",
+    "corrupt",
+    "no_text",
+    "checksum_mismatch",
+    "file_missing",  # manage.py verify_storage --fix: the stored bytes are gone
+)
 # The page count and limit in too_many_pages' detail, as both readers write it
 # (search/pipeline/reader.py, reader_pdfium.py): "The PDF has 2500 pages; the limit is 2000."
 _PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")

@@ -491,16 +491,29 @@ def hand_to_ocr(*, job: Job, pages: int) -> Outcome:
 def expire_job(*, job_id: uuid.UUID) -> bool:
     """A message too old to act on: its job, if still queued, ends failed as `expired`."""
     limit = settings.INGEST_MAX_MESSAGE_AGE_SECONDS
-    with transaction.atomic():  # the change and its webhook event, together
-        updated = Job.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
-            status=JobStatus.FAILED,
-            error_code="expired",
-            finished_at=timezone.now(),
-            error_detail=f"The job waited more than {limit} s in the queue and was not started.",
+    detail = f"The job waited more than {limit} s in the queue and was not started."
+    return bool(fail_queued(job_ids=[job_id], code="expired", detail=detail))
+
+
+def fail_queued(*, job_ids: list[uuid.UUID], code: str, detail: str) -> list[uuid.UUID]:
+    """End those of the jobs still queued as failed with `code`, announced as any ending
+    (the owner's pages, metrics, webhooks); the ids that changed. A job a worker holds
+    meanwhile is left to it."""
+    with transaction.atomic():  # the change and its webhook events, together
+        changed = list(
+            Job.objects.select_for_update(skip_locked=True)
+            .filter(id__in=job_ids, status=JobStatus.QUEUED)
+            .values_list("id", flat=True)
         )
-        if updated:
-            events.many_changed(Job.objects.filter(id=job_id), status=JobStatus.FAILED)
-    return updated == 1
+        Job.objects.filter(id__in=changed).update(
+            status=JobStatus.FAILED,
+            error_code=code,
+            finished_at=timezone.now(),
+            error_detail=detail,
+        )
+        if changed:
+            events.many_changed(Job.objects.filter(id__in=changed), status=JobStatus.FAILED)
+    return changed
 
 
 # --------------------------------------------------------------------------- operators
