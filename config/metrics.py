@@ -82,6 +82,12 @@ DIRECT_UPLOADS = Counter(
     "Direct uploads, by outcome: started, completed, refused, expired.",
     ["outcome"],
 )
+PRUNED = Counter(
+    "ingest_pruned",
+    "Rows and files the sweeper removed past INGEST_RETAIN_DAYS, by kind: attempts, jobs, "
+    "chunks, files, events.",
+    ["kind"],
+)
 EMBEDDING_REQUESTS = Counter(
     "ingest_embedding_requests",
     "Calls to the embedding provider: ok, rate_limited (HTTP 429), error.",

@@ -448,6 +448,8 @@ INGEST_TOKEN_CACHE_SECONDS = env_int("INGEST_TOKEN_CACHE_SECONDS", 10, minimum=0
 # (a session or an API token; the docs pages send others to the sign-in page).
 INGEST_API_DOCS_PUBLIC = env_bool("INGEST_API_DOCS_PUBLIC", True)
 INGEST_IDEMPOTENCY_TTL_SECONDS = env_int("INGEST_IDEMPOTENCY_TTL_SECONDS", 24 * 3600, minimum=1)
+# What the sweeper prunes (documents/retention.py): history older than this many days.
+INGEST_RETAIN_DAYS = env_int("INGEST_RETAIN_DAYS", 90, minimum=1)
 # Django refuses a request with more files than this before our own, friendlier limit can.
 DATA_UPLOAD_MAX_NUMBER_FILES = max(1000, INGEST_MAX_FILES_PER_REQUEST + 1)
 

@@ -314,6 +314,13 @@ TOPICS = [
                 "bytes",
                 "`0` (no limit)",
             ),
+            "INGEST_RETAIN_DAYS": _m(
+                "Days of history kept: the sweeper then removes, a few batches a pass, the "
+                "attempt history of ended jobs, versions replaced that long ago (their jobs, "
+                "chunks and files) and ended webhook events. Current versions, ready "
+                "documents and dead letters stay ([Growing](growing.md#retention)).",
+                "days",
+            ),
             "INGEST_IDEMPOTENCY_TTL_SECONDS": _m(
                 "How long an `Idempotency-Key`'s answer is kept; the sweeper deletes older keys.",
                 SECONDS,

@@ -4,6 +4,7 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 
+from django.conf import settings
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from rest_framework import status, viewsets
@@ -181,6 +182,14 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 code="version_not_found",
                 detail=f"This document has versions 1 to {document.version}; "
                 f"there is no version {exc.args[0]}.",
+            ) from exc
+        except downloads.VersionPruned as exc:
+            raise Refused(
+                status_code=410,
+                code="version_pruned",
+                detail=f"Version {exc.args[0]} was replaced more than "
+                f"{settings.INGEST_RETAIN_DAYS} days ago and has been removed "
+                "(INGEST_RETAIN_DAYS).",
             ) from exc
         except FileNotFoundError as exc:
             log.warning("document %s: no stored file at %s", document.id, exc)

@@ -304,6 +304,11 @@ download = extend_schema(
             "No such document of yours (`not_found`), no such version (`version_not_found`), "
             "or its file is no longer stored (`file_missing`).",
         ),
+        410: OpenApiResponse(
+            RefusalOut,
+            "A version replaced more than INGEST_RETAIN_DAYS days ago, removed by retention "
+            "(`version_pruned`).",
+        ),
         416: OpenApiResponse(
             RefusalOut,
             "The Range starts past the file's end (`range_not_satisfiable`; "

@@ -28,6 +28,10 @@ class NoSuchVersion(Exception):
     """The document has no such version (numbered 1 to its current `version`)."""
 
 
+class VersionPruned(Exception):
+    """The version was replaced long ago and removed by retention (documents/retention.py)."""
+
+
 @dataclass(frozen=True)
 class StoredVersion:
     number: int
@@ -52,14 +56,15 @@ def versions_of(document: Document) -> list[StoredVersion]:
 
 
 def stored_version(document: Document, number: int | None = None) -> StoredVersion:
-    """Version `number` of the document (default: its latest). Raises NoSuchVersion."""
+    """Version `number` of the document (default: its latest). Raises NoSuchVersion, or
+    VersionPruned for one retention removed."""
     number = document.version if number is None else number
     if not 1 <= number <= document.version:
         raise NoSuchVersion(number)
     jobs = document.jobs.filter(version=number).order_by("created_at")
     first, latest = jobs.first(), jobs.last()
-    if first is None or latest is None:  # every version is made with its job
-        raise NoSuchVersion(number)
+    if first is None or latest is None:  # every version is made with its job...
+        raise VersionPruned(number)  # ...and loses it to retention only
     return _stored(document, number, first, latest)
 
 

@@ -2,12 +2,14 @@
 history gets the minute's row, the job counts are folded, a queue that waited too long
 alerts, jobs waiting behind idle threads and webhook deliveries whose message was lost are
 sent again, direct uploads whose bytes arrived are completed and those never completed
-expire, and expired Idempotency-Key rows are deleted (nothing else deletes them)."""
+expire, expired Idempotency-Key rows are deleted (nothing else deletes them), and what is
+past INGEST_RETAIN_DAYS is pruned (documents/retention.py, jobs/webhooks/retention.py)."""
 
 import logging
 
-from documents import direct_sweep, idempotency
+from documents import direct_sweep, idempotency, retention
 from jobs.ops import alerts, counts, history, idle
+from jobs.webhooks import retention as webhook_retention
 from jobs.webhooks import sweep
 
 log = logging.getLogger(__name__)
@@ -23,6 +25,8 @@ def every_sweep() -> None:
         sweep.resend_due,
         direct_sweep.every_pass,
         idempotency.forget_expired,
+        retention.every_pass,
+        webhook_retention.every_pass,
     )
     for step in steps:
         try:

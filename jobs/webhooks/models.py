@@ -95,7 +95,11 @@ class Event(models.Model):
 
     class Meta:
         ordering = ["created_at"]
-        indexes = [models.Index(fields=["document_id", "created_at"])]
+        indexes = [
+            models.Index(fields=["document_id", "created_at"]),
+            # Retention finds the old ones (jobs/webhooks/retention.py).
+            models.Index(fields=["created_at"], name="event_created_at"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.type} {self.id}"
