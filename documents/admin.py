@@ -1,10 +1,14 @@
 from collections.abc import Sequence
+from typing import Any
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.safestring import SafeString
 
+from documents.erasure import erase_user
 from documents.models import Document
 from documents.services import delete_document
 from jobs.admin_display import status_badge
@@ -50,3 +54,40 @@ class DocumentAdmin(admin.ModelAdmin):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         for document in queryset:
             self.delete_model(request, document)
+
+
+class ErasingUserAdmin(UserAdmin):
+    """Django's user admin, whose delete erases (documents/erasure.py): the files, the
+    events and the cached query embeddings go too, in batches, not one long cascade."""
+
+    def get_deleted_objects(
+        self, objs: Any, request: HttpRequest
+    ) -> tuple[list[str], dict[str, int], set[str], list[str]]:
+        """What the confirmation page lists: each account and how many documents it holds,
+        not every row (Django's own list walks all of them, and refuses for the rows no
+        admin may delete, such as jobs)."""
+        users = list(objs)
+        held = {
+            owner: count
+            for owner, count in Document.objects.filter(owner__in=users)
+            .order_by()
+            .values_list("owner")
+            .annotate(count=Count("id"))
+        }
+        listed = [
+            f"{user}: {held.get(user.pk, 0)} documents, with their jobs, chunks, files, "
+            "webhook events and tokens"
+            for user in users
+        ]
+        return listed, {"users": len(users), "documents": sum(held.values())}, set(), []
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        erase_user(obj.pk)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for user_id in queryset.values_list("pk", flat=True):
+            erase_user(user_id)
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), ErasingUserAdmin)

@@ -21,6 +21,7 @@ from django.db import (
 from django.utils import timezone
 
 from documents import admission
+from documents.forget import forget_events
 from documents.insert import insert_document_with_job
 from documents.models import Document
 from documents.uploads import display_name
@@ -360,7 +361,8 @@ def relabel(
 
 
 def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
-    """Delete a document, its jobs and chunks, then (after commit) its stored files.
+    """Delete a document, its jobs and chunks, its webhook events and their deliveries,
+    then (after commit) its stored files.
 
     A worker still processing it finds its job row gone: its conditional writes change
     nothing and its chunk inserts fail on the document foreign key, so nothing comes
@@ -374,6 +376,7 @@ def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
         )
         keys = {document.storage_key, *document.jobs.values_list("storage_key", flat=True)}
         current = document.current_job
+        forget_events([document.id])  # and their deliveries, pending ones too
         document.delete()
         transaction.on_commit(lambda: _delete_files(keys))
         if current is not None:  # the owner's other pages drop the row
