@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr pgbouncer loadtest loadtest-cluster loadtest-cluster-image image
+.PHONY: run test lint format install install-local-embeddings services stop-services constraints bench chaos browser ocr pgbouncer loadtest loadtest-cluster loadtest-cluster-image image scale-data
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -164,6 +164,12 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench.cluster.budget
 	$(PY) -m tests.bench.ocr
 	$(PY) -m tests.bench.direct
+
+## make scale-data: the scale benchmark's database (2 million documents, 6 million jobs, 20
+## million attempts, a million chunks), built once with COPY into var/scale/ and kept; again
+## only when its parameters change (SCALE_ARGS, e.g. --scale 0.1; --rebuild starts over).
+scale-data: $(VENV)/.installed-dev
+	$(PY) -m tests.bench.scale.build $(SCALE_ARGS)
 
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the deploy files
 ## (config/deploy/validate.py: the Kubernetes manifests against the Kubernetes schemas and
