@@ -740,6 +740,13 @@ TOPICS = [
                 "the Makefile",
                 "Arguments for the websocket benchmark in `make bench` (`--quick`: a short run).",
             ),
+            "SCALE_ARGS": _declared(
+                "text",
+                "",
+                "the Makefile",
+                "Arguments for `python -m tests.bench.scale.build` in `make scale-data` "
+                "(`--scale 0.1`: a tenth; `--rebuild`: start over).",
+            ),
             "IMAGE_ARGS": _declared(
                 "text",
                 "",
