@@ -23,6 +23,7 @@ from documents import direct
 from documents.forget import forget_events
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.orphans import PREFIX
+from documents.services import delete_files
 from documents.verify import stored_files
 from jobs.models import Job
 from jobs.webhooks.models import Event
@@ -55,7 +56,7 @@ def erase_documents(
             )
             forget_events(ids)
             Document.objects.filter(id__in=ids).delete()
-            transaction.on_commit(lambda keys=keys: _delete_files(keys))  # type: ignore[misc]
+            transaction.on_commit(lambda keys=keys: delete_files(keys))  # type: ignore[misc]
         done += len(rows)
         if on_batch is not None:
             on_batch(done)
@@ -79,14 +80,6 @@ def erase_user(user_id: int, *, on_batch: Callable[[int], None] | None = None) -
         Event.objects.filter(id__in=ids).delete()
     get_user_model().objects.filter(id=user_id).delete()  # tokens, endpoints, keys: cascade
     return erased
-
-
-def _delete_files(keys: set[str]) -> None:
-    for key in keys:
-        try:
-            default_storage.delete(key)
-        except Exception:
-            log.warning("erasure: could not delete %s; a second run will", key, exc_info=True)
 
 
 def _forget_query_cache(user_id: int) -> None:

@@ -378,14 +378,16 @@ def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
         current = document.current_job
         forget_events([document.id])  # and their deliveries, pending ones too
         document.delete()
-        transaction.on_commit(lambda: _delete_files(keys))
+        transaction.on_commit(lambda: delete_files(keys))
         if current is not None:  # the owner's other pages drop the row
             jobs.deleted_with_document(job=current)
 
 
-def _delete_files(keys: set[str]) -> None:
+def delete_files(keys: set[str]) -> None:
+    """Delete each stored file; one that cannot be is logged and left to verify_storage
+    (or cleanup_orphans), and a second erasure."""
     for key in keys:
         try:
             default_storage.delete(key)
         except Exception:
-            log.warning("could not delete %s; cleanup_orphans will", key, exc_info=True)
+            log.warning("could not delete %s; verify_storage --fix will", key, exc_info=True)

@@ -92,7 +92,7 @@ def test_erasing_an_account_leaves_nothing_of_it_and_all_of_another(
 
 def test_a_second_run_finishes_what_a_crash_left(alice, alice_client, worker, monkeypatch):
     processed(alice_client, seed=4)
-    monkeypatch.setattr(erasure, "_delete_files", lambda keys: None)  # the crash: rows gone
+    monkeypatch.setattr(erasure, "delete_files", lambda keys: None)  # the crash: rows gone
     erasure.erase_documents(owner_id=alice.pk)
     left = default_storage.save(f"documents/{alice.pk}/x/v1.pdf", ContentFile(b"%PDF-1.4"))
     assert held_by(alice.pk)["files"] == 2

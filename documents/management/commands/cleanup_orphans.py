@@ -20,24 +20,34 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="List the orphans; delete nothing."
         )
-        parser.add_argument(
-            "--older-than",
-            type=int,
-            default=int(DEFAULT_MIN_AGE.total_seconds()),
-            metavar="SECONDS",
-            help="Only files last modified more than this long ago (default: %(default)s).",
-        )
+        add_older_than(parser)
 
     def handle(self, *args: object, dry_run: bool, older_than: int, **options: object) -> None:
-        if older_than < 0:
-            raise CommandError("--older-than must be 0 or more seconds")
         report = cleanup_orphans(
-            min_age=timedelta(seconds=older_than), dry_run=dry_run, on_orphan=self._print
+            min_age=min_age(older_than), dry_run=dry_run, on_orphan=self._print
         )
         self.stdout.write(summary(report, dry_run=dry_run))
 
     def _print(self, orphan: Orphan) -> None:
         self.stdout.write(orphan.key)
+
+
+def add_older_than(parser: CommandParser) -> None:
+    """`--older-than SECONDS`: files younger are left alone (their upload may still be
+    committing). This command's and verify_storage's."""
+    parser.add_argument(
+        "--older-than",
+        type=int,
+        default=int(DEFAULT_MIN_AGE.total_seconds()),
+        metavar="SECONDS",
+        help="Only files last modified more than this long ago (default: %(default)s).",
+    )
+
+
+def min_age(older_than: int) -> timedelta:
+    if older_than < 0:
+        raise CommandError("--older-than must be 0 or more seconds")
+    return timedelta(seconds=older_than)
 
 
 def summary(report: CleanupReport, *, dry_run: bool) -> str:

@@ -1,12 +1,10 @@
 """manage.py verify_storage [--fix] [--older-than SECONDS]: the database against the
 storage, both ways (documents/verify.py)."""
 
-from datetime import timedelta
-
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config import humanize
-from documents.orphans import DEFAULT_MIN_AGE
+from documents.management.commands.cleanup_orphans import add_older_than, min_age
 from documents.verify import Found, Report, verify
 
 
@@ -25,18 +23,10 @@ class Command(BaseCommand):
             action="store_true",
             help="Delete the orphans; fail the queued jobs whose file is missing.",
         )
-        parser.add_argument(
-            "--older-than",
-            type=int,
-            default=int(DEFAULT_MIN_AGE.total_seconds()),
-            metavar="SECONDS",
-            help="Only files last modified more than this long ago (default: %(default)s).",
-        )
+        add_older_than(parser)
 
     def handle(self, *args: object, fix: bool, older_than: int, **options: object) -> None:
-        if older_than < 0:
-            raise CommandError("--older-than must be 0 or more seconds")
-        report = verify(fix=fix, min_age=timedelta(seconds=older_than), on_found=self._print)
+        report = verify(fix=fix, min_age=min_age(older_than), on_found=self._print)
         self.stdout.write(summary(report, fixed=fix))
         if (report.orphans or report.missing) and not fix:
             raise CommandError("the storage and the database disagree; --fix repairs it")
