@@ -27,14 +27,18 @@ MiB = 1024 * 1024
 @pytest.fixture(scope="module")
 def s3_stack(chromium_path, django_db_setup, embeddings, tmp_path_factory) -> Iterator[Stack]:
     """The servers with uploads in a bucket (parts of 5 MiB past 5 MiB), and the bucket's
-    CORS rule letting the page's origin POST and PUT to it."""
+    CORS rule letting the page's origin POST and PUT to it; on the test database, with a
+    Redis database of their own."""
     logs = tmp_path_factory.mktemp("direct-servers")
     s3 = S3Server(tmp_path_factory.mktemp("direct-s3"), bucket="page-uploads").start()
     env = {
         **os.environ,
         **s3.variables,
         "DATABASE_URL": url_of(connection.settings_dict),
-        "REDIS_URL": settings.REDIS_URL,
+        # A Redis database of their own: the browser tests' other servers run meanwhile on
+        # the same server and would take these jobs off the same queues, and read their
+        # files from their own disk, not from this bucket.
+        "REDIS_URL": settings.REDIS_URL.rsplit("/", 1)[0] + "/7",
         "WEB_CONCURRENCY": "1",
         "WEB_THREADS": "4",
         "INGEST_PAGE_POLL_SECONDS": "1",
