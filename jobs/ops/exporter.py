@@ -14,11 +14,12 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from config import proxies
+from config.metrics_files import MultiProcessCollector
 from jobs.ops.collector import DatabaseCollector
 from jobs.ops.worker_metrics import bearer_matches
 
@@ -73,6 +74,6 @@ def metrics(request: HttpRequest) -> HttpResponse:
             content_type="text/plain; charset=utf-8",
         )
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
+    MultiProcessCollector(registry)
     registry.register(_Guarded())
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

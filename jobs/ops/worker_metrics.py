@@ -21,7 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import dramatiq
 from django.conf import settings
 from dramatiq import Middleware
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
+from config.metrics_files import MultiProcessCollector
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(403, text, "text/plain; charset=utf-8")
             return
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        MultiProcessCollector(registry)
         self._answer(200, generate_latest(registry), CONTENT_TYPE_LATEST)
 
     def _answer(self, status: int, body: bytes, content_type: str) -> None:
