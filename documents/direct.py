@@ -76,9 +76,9 @@ def bucket_name() -> str:
     return _s3()[1]
 
 
-def name_of(key: str) -> str:
-    """The default storage's name for an object's key (`object_key` undone)."""
-    location: str = getattr(default_storage, "location", "") or ""
+def name_of(key: str, storage: Any = default_storage) -> str:
+    """The storage's name for an object's key (`object_key` undone)."""
+    location: str = getattr(storage, "location", "") or ""
     prefix = location.strip("/") + "/" if location.strip("/") else ""
     return key[len(prefix) :] if prefix and key.startswith(prefix) else key
 
@@ -96,10 +96,9 @@ def delete_object(upload: DirectUpload) -> None:
     client.delete_object(Bucket=bucket, Key=key)
 
 
-def object_key(name: str) -> str:
-    """The object's key in the bucket for a name of the default storage (its location,
-    INGEST_S3_PREFIX, put before it)."""
-    storage: Any = default_storage
+def object_key(name: str, storage: Any = default_storage) -> str:
+    """The object's key in the bucket for a name of the storage (the default one: its
+    location, INGEST_S3_PREFIX, put before it)."""
     return storage._normalize_name(name)  # django-storages' own mapping of names to keys
 
 

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config.pruning import in_batches
 from documents.models import IdempotencyKey
 
 
@@ -70,10 +71,7 @@ def _expired(record: IdempotencyKey) -> bool:
     return record.created_at < timezone.now() - ttl
 
 
-# The sweeper prunes on each pass (jobs/ops/tick.py): a batch per statement, so no
-# statement holds many row locks or runs long, and a bounded number of batches per pass,
-# so a backlog (say, after the sweeper was down for days) drains over a few passes
-# without delaying the pass's other steps.
+# The sweeper prunes on each pass, as it prunes everything (config/pruning.py).
 PRUNE_BATCH = 1000
 PRUNE_BATCHES_PER_PASS = 10
 
@@ -82,8 +80,8 @@ def forget_expired(*, batch: int = PRUNE_BATCH, batches: int = PRUNE_BATCHES_PER
     """Delete keys past the retention period, at most `batch` times `batches` of them, oldest
     first; returns how many. Rows that a request holds are skipped until the next call."""
     cutoff = timezone.now() - timedelta(seconds=settings.INGEST_IDEMPOTENCY_TTL_SECONDS)
-    total = 0
-    for _ in range(batches):
+
+    def one_batch() -> int:
         with transaction.atomic():
             ids = list(
                 IdempotencyKey.objects.select_for_update(skip_locked=True)
@@ -91,8 +89,7 @@ def forget_expired(*, batch: int = PRUNE_BATCH, batches: int = PRUNE_BATCHES_PER
                 .order_by("created_at")
                 .values_list("id", flat=True)[:batch]
             )
-            deleted, _ = IdempotencyKey.objects.filter(id__in=ids).delete()
-        total += deleted
-        if len(ids) < batch:
-            break
-    return total
+            IdempotencyKey.objects.filter(id__in=ids).delete()
+        return len(ids)
+
+    return in_batches(one_batch, batch=batch, batches=batches)

@@ -18,16 +18,15 @@ by their own sweep (documents/direct_sweep.py).
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Greatest
-from django.utils import timezone
 
 from config import metrics
+from config.pruning import in_batches, retention_cutoff
 from documents.models import Document
 from jobs.models import Job, JobAttempt, JobStatus
 from search.models import Chunk
@@ -39,16 +38,11 @@ BATCHES_PER_PASS = 4
 ENDED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 
 
-def cutoff(now: datetime | None = None) -> datetime:
-    """What is older than this is past INGEST_RETAIN_DAYS."""
-    return (now or timezone.now()) - timedelta(days=settings.INGEST_RETAIN_DAYS)
-
-
 def every_pass(*, now: datetime | None = None) -> dict[str, int]:
     """Prune the attempt history and the replaced versions past INGEST_RETAIN_DAYS, a few
     batches of each; what was removed, by kind (also counted in ingest_pruned_total)."""
-    before = cutoff(now)
-    removed = {"attempts": batches(lambda: _attempts(before))}
+    before = retention_cutoff(now)
+    removed = {"attempts": _in_batches(lambda: _attempts(before))}
     removed.update(_versions(before))
     for kind, count in removed.items():
         if count:
@@ -56,16 +50,8 @@ def every_pass(*, now: datetime | None = None) -> dict[str, int]:
     return removed
 
 
-def batches(prune_one: Callable[[], int]) -> int:
-    """`prune_one()` (which removes at most BATCH) up to BATCHES_PER_PASS times, until it
-    removes less than a whole batch; how many it removed."""
-    total = 0
-    for _ in range(BATCHES_PER_PASS):
-        count = prune_one()
-        total += count
-        if count < BATCH:
-            break
-    return total
+def _in_batches(prune_one: Callable[[], int]) -> int:
+    return in_batches(prune_one, batch=BATCH, batches=BATCHES_PER_PASS)
 
 
 def _attempts(cutoff: datetime) -> int:
@@ -99,13 +85,15 @@ def _replaced(cutoff: datetime) -> "Q":
 
 def _versions(cutoff: datetime) -> dict[str, int]:
     removed = {"jobs": 0, "chunks": 0, "files": 0}
-    for _ in range(BATCHES_PER_PASS):
+
+    def one_batch() -> int:
         jobs, chunks, files = _versions_batch(cutoff)
         removed["jobs"] += jobs
         removed["chunks"] += chunks
         removed["files"] += files
-        if jobs < BATCH:
-            break
+        return jobs
+
+    _in_batches(one_batch)
     return removed
 
 

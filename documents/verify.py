@@ -20,6 +20,7 @@ from typing import Any
 from django.core.files.storage import Storage, default_storage
 from django.utils import timezone
 
+from documents import direct
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.orphans import DEFAULT_MIN_AGE, PREFIX
 from jobs import services as jobs
@@ -149,7 +150,6 @@ def stored_files(storage: Storage, directory: str) -> Iterator[Stored]:
 
 
 def _listed(storage: Any, bucket: Any, directory: str) -> Iterator[Stored]:
-    prefix = storage._normalize_name(directory).rstrip("/") + "/"  # INGEST_S3_PREFIX first
-    location = prefix[: len(prefix) - len(directory) - 1]
+    prefix = direct.object_key(directory, storage).rstrip("/") + "/"
     for item in bucket.objects.filter(Prefix=prefix):
-        yield Stored(item.key[len(location) :], item.size, item.last_modified)
+        yield Stored(direct.name_of(item.key, storage), item.size, item.last_modified)

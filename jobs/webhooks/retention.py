@@ -2,14 +2,13 @@
 deliveries and attempts (the cascade), a few batches a sweep (documents/retention.py says
 what else the sweeper prunes)."""
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from config import metrics
+from config.pruning import in_batches, retention_cutoff
 from jobs.webhooks.models import DeliveryStatus, Event
 
 BATCH = 500
@@ -18,13 +17,10 @@ BATCHES_PER_PASS = 4
 
 def every_pass(*, now: datetime | None = None) -> int:
     """Prune a few batches of old events; how many went (ingest_pruned_total{kind=events})."""
-    before = (now or timezone.now()) - timedelta(days=settings.INGEST_RETAIN_DAYS)
-    total = 0
-    for _ in range(BATCHES_PER_PASS):
-        count = prune_events(before=before, batch=BATCH)
-        total += count
-        if count < BATCH:
-            break
+    before = retention_cutoff(now)
+    total = in_batches(
+        lambda: prune_events(before=before, batch=BATCH), batch=BATCH, batches=BATCHES_PER_PASS
+    )
     if total:
         metrics.PRUNED.labels("events").inc(total)
     return total

@@ -16,6 +16,7 @@ import hashlib
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import requests
 
@@ -66,8 +67,7 @@ def upload_direct(
             "sha256": hashlib.sha256(item.body).hexdigest(),
             **({"webhook_url": webhook_url} if webhook_url else {}),
         }
-        started = _timed(f"http://{host}:{port}/api/uploads/", headers, json=body)
-        answer.start_ms = started.elapsed_ms
+        started, answer.start_ms = _timed(f"http://{host}:{port}/api/uploads/", headers, json=body)
         if started.status_code != 201:
             _record(answer, started)
         else:
@@ -80,19 +80,11 @@ def upload_direct(
     return answer
 
 
-class _Timed:
-    def __init__(self, response: requests.Response, elapsed_ms: float) -> None:
-        self.response, self.elapsed_ms = response, elapsed_ms
-        self.status_code = response.status_code
-
-    def json(self) -> dict:
-        return self.response.json()
-
-
-def _timed(url: str, headers: dict[str, str], **kwargs: object) -> _Timed:
+def _timed(url: str, headers: dict[str, str], **kwargs: Any) -> tuple[requests.Response, float]:
+    """The POST's response, and the milliseconds from its connect to its last byte."""
     began = time.perf_counter()
-    response = requests.post(url, headers=headers, timeout=TIMEOUT, **kwargs)  # type: ignore[arg-type]
-    return _Timed(response, (time.perf_counter() - began) * 1000)
+    response = requests.post(url, headers=headers, timeout=TIMEOUT, **kwargs)
+    return response, (time.perf_counter() - began) * 1000
 
 
 def _send_to_bucket(form: dict, item: Upload) -> None:
@@ -116,12 +108,11 @@ def _send_to_bucket(form: dict, item: Upload) -> None:
         time.sleep(1.0)  # the S3 server answering 5xx while it starts
 
 
-def _complete(url: str, headers: dict[str, str], answer: Answer) -> _Timed:
+def _complete(url: str, headers: dict[str, str], answer: Answer) -> requests.Response:
     deadline = time.monotonic() + PATIENCE_SECONDS
     while True:
-        done = _timed(url, headers)
-        answer.complete_ms = done.elapsed_ms
-        wait = done.response.headers.get("Retry-After")
+        done, answer.complete_ms = _timed(url, headers)
+        wait = done.headers.get("Retry-After")
         if done.status_code not in (429, 503) or not wait or time.monotonic() > deadline:
             return done
         answer.resent += 1
@@ -129,7 +120,7 @@ def _complete(url: str, headers: dict[str, str], answer: Answer) -> _Timed:
         time.sleep(min(float(wait), LONGEST_WAIT))
 
 
-def _record(answer: Answer, timed: _Timed) -> None:
-    answer.status = timed.status_code
-    answer.retry_after = timed.response.headers.get("Retry-After")
-    parse_body(answer, timed.response.content)
+def _record(answer: Answer, response: requests.Response) -> None:
+    answer.status = response.status_code
+    answer.retry_after = response.headers.get("Retry-After")
+    parse_body(answer, response.content)
