@@ -149,7 +149,8 @@ chaos: $(VENV)/.installed-dev ocr pgbouncer
 ## /metrics scrape over a million job rows, search, one account's hanging webhooks beside
 ## another's uploads, what each job costs Postgres and Redis, and the connections two web
 ## and two worker hosts hold with and without PgBouncer, and a 1 GiB file through the upload
-## endpoint against a direct upload (docs/working/benchmarks.md).
+## endpoint against a direct upload, and the service over years of data (the scale
+## database of make scale-data, built first if it is not there) (docs/working/benchmarks.md).
 ## BENCH_WS_ARGS=--quick: a short run.
 bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench $(BENCH_ARGS)
@@ -164,6 +165,7 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench.cluster.budget
 	$(PY) -m tests.bench.ocr
 	$(PY) -m tests.bench.direct
+	$(PY) -m tests.bench.scale
 
 ## make scale-data: the scale benchmark's database (2 million documents, 6 million jobs, 20
 ## million attempts, a million chunks), built once with COPY into var/scale/ and kept; again

@@ -8,6 +8,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.safestring import SafeString
 
+from config.pagination import EstimatedCountPaginator
 from documents.erasure import erase_user
 from documents.models import Document
 from documents.services import delete_document
@@ -27,6 +28,7 @@ class DocumentAdmin(admin.ModelAdmin):
     search_fields = ["id", "filename", "owner__username", "owner__email"]
     readonly_fields = [field.name for field in Document._meta.fields]
     show_full_result_count = False
+    paginator = EstimatedCountPaginator  # nor one for the pages: the planner's estimate
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

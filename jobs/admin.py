@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString
 
 from config import humanize
 from config.auth import signed_in_user
+from config.pagination import EstimatedCountPaginator
 from jobs import services
 from jobs.admin_display import (
     breakable,
@@ -128,6 +129,7 @@ class JobAdmin(admin.ModelAdmin):
     )
     # Counting every job on each page load costs a scan of a table that only grows.
     show_full_result_count = False
+    paginator = EstimatedCountPaginator  # nor one for the pages: the planner's estimate
     actions = ["retry_selected", "retry_selected_file_failures_too", "cancel_selected"]
     inlines = [JobAttemptInline]
     fieldsets = [

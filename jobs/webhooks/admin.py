@@ -22,6 +22,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from config.auth import signed_in_user
+from config.pagination import EstimatedCountPaginator
 from jobs.admin_display import plural
 from jobs.webhooks import admin_display as show
 from jobs.webhooks import delivery, endpoints
@@ -160,6 +161,7 @@ class DeliveryAdmin(admin.ModelAdmin):
     search_fields = ["=event__id", "url", "=event__owner__username", "=event__owner__email"]
     search_help_text = "An event id (msg_…), part of a URL, or an owner's username or email."
     show_full_result_count = False  # a count of a table that only grows, on each page
+    paginator = EstimatedCountPaginator  # nor one for the pages: the planner's estimate
     actions = ["redeliver_selected"]
     inlines = [AttemptInline]
     fieldsets = [

@@ -19,9 +19,11 @@ one's (var/scale/built.json) is not done again; `--rebuild` starts over.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import psutil
 import psycopg
 
 from tests.bench.services import BASE_DIR, manage, start_services
@@ -262,12 +265,48 @@ def _chunks(conn: psycopg.Connection, plan: Plan, took: dict) -> None:
     print(f"  search_chunk: {took['search_chunk']:.0f} s", flush=True)
     began = time.monotonic()
     conn.execute("SET maintenance_work_mem = '4GB'")
-    conn.execute(
-        "CREATE INDEX chunk_embedding_hnsw ON search_chunk USING hnsw "
-        "(embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
-    )
+    with ServerMemory(conn) as memory:
+        conn.execute(
+            "CREATE INDEX chunk_embedding_hnsw ON search_chunk USING hnsw "
+            "(embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+        )
     took["hnsw index"] = time.monotonic() - began
-    print(f"  hnsw index: {took['hnsw index']:.0f} s", flush=True)
+    took["hnsw index peak MiB"] = memory.peak_mib
+    print(f"  hnsw index: {took['hnsw index']:.0f} s, {memory.peak_mib:.0f} MiB", flush=True)
+
+
+class ServerMemory:
+    """The Postgres server's memory (PSS summed over its processes, so shared memory is
+    counted once) at its peak over a block, above what it held before."""
+
+    def __init__(self, conn: psycopg.Connection) -> None:
+        backend = _one(conn, "SELECT pg_backend_pid()")
+        server = psutil.Process(backend).parent()
+        assert server is not None, "a backend has its postmaster"
+        self.server = server
+        self.peak_mib = 0.0
+        self._done = threading.Event()
+
+    def _pss_mib(self) -> float:
+        total = 0
+        for process in [self.server, *self.server.children()]:
+            with contextlib.suppress(psutil.Error):
+                total += process.memory_full_info().pss
+        return total / 2**20
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.5):
+            self.peak_mib = max(self.peak_mib, self._pss_mib() - self._before)
+
+    def __enter__(self) -> ServerMemory:
+        self._before = self._pss_mib()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def main(argv: list[str] | None = None) -> int:
