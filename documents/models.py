@@ -167,3 +167,16 @@ class StorageEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bucket}/{self.key}"
+
+
+class RetentionMark(models.Model):
+    """How far one of retention's walks over the jobs has come (documents/retention.py):
+    every job up to (`at`, `job_id`) in the walk's order has been looked at, so a pass
+    reads only what crossed the cutoff since the last, however many jobs there are."""
+
+    walk = models.CharField(max_length=16, primary_key=True)
+    at = models.DateTimeField()
+    job_id = models.UUIDField()
+
+    def __str__(self) -> str:
+        return f"{self.walk} walked to {self.at:%Y-%m-%d %H:%M}"

@@ -22,12 +22,12 @@ from datetime import datetime
 
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
 
 from config import metrics
 from config.pruning import in_batches, retention_cutoff
-from documents.models import Document
+from documents.models import Document, RetentionMark
 from jobs.models import Job, JobAttempt, JobStatus
 from search.models import Chunk
 
@@ -42,83 +42,113 @@ def every_pass(*, now: datetime | None = None) -> dict[str, int]:
     """Prune the attempt history and the replaced versions past INGEST_RETAIN_DAYS, a few
     batches of each; what was removed, by kind (also counted in ingest_pruned_total)."""
     before = retention_cutoff(now)
-    removed = {"attempts": _in_batches(lambda: _attempts(before))}
-    removed.update(_versions(before))
+    removed = dict.fromkeys(("attempts", "jobs", "chunks", "files"), 0)
+
+    def batch_of(prune: Callable[[datetime], tuple[int, dict[str, int]]]) -> Callable[[], int]:
+        def one_batch() -> int:
+            walked, counts = prune(before)
+            for kind, count in counts.items():
+                removed[kind] += count
+            return walked
+
+        return one_batch
+
+    in_batches(batch_of(_attempts), batch=BATCH, batches=BATCHES_PER_PASS)
+    in_batches(batch_of(_versions), batch=BATCH, batches=BATCHES_PER_PASS)
     for kind, count in removed.items():
         if count:
             metrics.PRUNED.labels(kind).inc(count)
     return removed
 
 
-def _in_batches(prune_one: Callable[[], int]) -> int:
-    return in_batches(prune_one, batch=BATCH, batches=BATCHES_PER_PASS)
+# Each prune walks the jobs in one order, from where its last batch stopped
+# (RetentionMark), up to the cutoff: a pass reads what crossed the cutoff since the last
+# one, not every job the years have left. The mark's row lock keeps two sweepers' batches
+# apart.
 
 
-def _attempts(cutoff: datetime) -> int:
-    """One batch of attempts of jobs that ended before `cutoff`, dead letters' kept."""
-    history = JobAttempt.objects.filter(
-        finished_at__lt=cutoff, job__finished_at__lt=cutoff, job__status__in=ENDED
-    ).exclude(job__status=JobStatus.FAILED, job__document__current_job=F("job_id"))
-    with transaction.atomic():
-        ids = list(history.values_list("id", flat=True)[:BATCH])
-        deleted, _ = JobAttempt.objects.filter(id__in=ids).delete()
-    return deleted
-
-
-def _replaced(cutoff: datetime) -> "Q":
-    """Jobs of a version that a newer one replaced before `cutoff`, ended before it, that
-    search does not serve and that are not their document's current job."""
-    newer = Job.objects.filter(
-        document_id=OuterRef("document_id"), version__gt=OuterRef("version"), created_at__lt=cutoff
-    )
-    return (
-        Q(
-            Exists(newer),
-            status__in=ENDED,
-            finished_at__lt=cutoff,
-            version__lt=F("document__version"),
+def _walk(name: str, jobs: QuerySet[Job], field: str) -> tuple[RetentionMark | None, list]:
+    """The next BATCH jobs of the walk `name` after its mark, ordered by `field` then id,
+    as (field, id, document, version, status, current job of the document), and the
+    mark, locked."""
+    mark = RetentionMark.objects.select_for_update().filter(walk=name).first()
+    if mark is not None:
+        jobs = jobs.filter(**{f"{field}__gte": mark.at}).exclude(
+            **{field: mark.at, "id__lte": mark.job_id}
         )
-        & ~Q(version=F("document__ready_version"))
-        & ~Q(id=F("document__current_job_id"))
-    )
+    columns = (field, "id", "document_id", "version", "status", "document__current_job_id")
+    return mark, list(jobs.order_by(field, "id").values_list(*columns)[:BATCH])
 
 
-def _versions(cutoff: datetime) -> dict[str, int]:
-    removed = {"jobs": 0, "chunks": 0, "files": 0}
-
-    def one_batch() -> int:
-        jobs, chunks, files = _versions_batch(cutoff)
-        removed["jobs"] += jobs
-        removed["chunks"] += chunks
-        removed["files"] += files
-        return jobs
-
-    _in_batches(one_batch)
-    return removed
+def _advance(name: str, mark: RetentionMark | None, last: tuple) -> None:
+    if mark is None:
+        RetentionMark.objects.create(walk=name, at=last[0], job_id=last[1])
+    else:
+        RetentionMark.objects.filter(walk=name).update(at=last[0], job_id=last[1])
 
 
-def _versions_batch(cutoff: datetime) -> tuple[int, int, int]:
+def _attempts(cutoff: datetime) -> tuple[int, dict[str, int]]:
+    """Walk the jobs that ended before `cutoff` by when they ended, and delete their
+    attempts, dead letters' kept (a retry or a cancel ends it again, later in the walk).
+    (jobs walked, what was removed)."""
+    ended = Job.objects.filter(finished_at__lt=cutoff)
     with transaction.atomic():
+        mark, jobs = _walk("attempts", ended, "finished_at")
+        if not jobs:
+            return 0, {}
+        done = [
+            job for _, job, _, _, status, current in jobs
+            if status in ENDED and not (status == JobStatus.FAILED and current == job)
+        ]  # fmt: skip
+        deleted, _ = JobAttempt.objects.filter(job_id__in=done).delete()
+        _advance("attempts", mark, jobs[-1])
+    return len(jobs), {"attempts": deleted}
+
+
+def _versions(cutoff: datetime) -> tuple[int, dict[str, int]]:
+    """Walk the jobs of newer versions made before `cutoff`, by when they were made, and
+    prune the versions each replaced: their jobs that ended before it, unless search
+    serves that version or the job is its document's current one, their chunks and their
+    files. (jobs walked, what was removed)."""
+    newer = Job.objects.filter(version__gt=1, created_at__lt=cutoff)
+    with transaction.atomic():
+        mark, walked = _walk("versions", newer, "created_at")
+        if not walked:
+            return 0, {}
+        replaced: dict[uuid.UUID, int] = {}
+        for _, _, document, version, _, _ in walked:
+            replaced[document] = max(version, replaced.get(document, 0))
+        older = Q()
+        for document, version in replaced.items():
+            older |= Q(document_id=document, version__lt=version)
         rows = list(
-            Job.objects.select_for_update(of=("self",), skip_locked=True)
-            .filter(_replaced(cutoff))
-            .values_list("id", "document_id", "version", "storage_key")[:BATCH]
+            Job.objects.select_for_update(of=("self",))
+            .filter(older, status__in=ENDED, finished_at__lt=cutoff)
+            .exclude(version=F("document__ready_version"))
+            .exclude(id=F("document__current_job_id"))
+            .values_list("id", "document_id", "version", "storage_key")
         )
-        if not rows:
-            return 0, 0, 0
-        versions = {(document, version) for _, document, version, _ in rows}
-        chunks = Q()
-        for document, version in versions:
-            chunks |= Q(document_id=document, version=version)
-        deleted_chunks, _ = Chunk.objects.filter(chunks).delete()
-        Job.objects.filter(id__in=[row[0] for row in rows]).delete()
-        keys = {key: document for _, document, _, key in rows if key}
-        named = set(
-            Job.objects.filter(storage_key__in=keys).values_list("storage_key", flat=True)
-        ) | set(Document.objects.filter(storage_key__in=keys).values_list("storage_key", flat=True))
-        gone = {key: document for key, document in keys.items() if key not in named}
-        transaction.on_commit(lambda: _delete_files(gone))
-    return len(rows), deleted_chunks, len(gone)
+        chunks, files = _forget_versions(rows) if rows else (0, 0)
+        _advance("versions", mark, walked[-1])
+    return len(walked), {"jobs": len(rows), "chunks": chunks, "files": files}
+
+
+def _forget_versions(rows: list[tuple]) -> tuple[int, int]:
+    """Delete these jobs and their versions' chunks; their files after the commit, unless
+    another job or a document still names one. (chunks, files)."""
+    versions = {(document, version) for _, document, version, _ in rows}
+    chunks = Q()
+    for document, version in versions:
+        chunks |= Q(document_id=document, version=version)
+    deleted_chunks, _ = Chunk.objects.filter(chunks).delete()
+    Job.objects.filter(id__in=[row[0] for row in rows]).delete()
+    keys = {key: document for _, document, _, key in rows if key}
+    named = set(
+        Job.objects.filter(storage_key__in=keys).values_list("storage_key", flat=True)
+    ) | set(Document.objects.filter(storage_key__in=keys).values_list("storage_key", flat=True))
+    gone = {key: document for key, document in keys.items() if key not in named}
+    transaction.on_commit(lambda: _delete_files(gone))
+    return deleted_chunks, len(gone)
 
 
 def _delete_files(keys: dict[str, uuid.UUID]) -> None:

@@ -231,6 +231,11 @@ class Job(models.Model):
             # The admin's error-code filter lists the codes there are: the few jobs that
             # have one, not a scan of them all (jobs.admin_filters.ErrorCodeFilter).
             models.Index(fields=["error_code"], name="job_error_code", condition=~Q(error_code="")),
+            # Retention walks the jobs of a newer version in order of creation: each
+            # replaced the versions before it (documents/retention.py).
+            models.Index(
+                fields=["created_at", "id"], name="job_newer_version", condition=Q(version__gt=1)
+            ),
         ]
 
     def __str__(self) -> str:

@@ -132,6 +132,39 @@ def test_dead_letters_and_the_ready_version_stay(alice):
     assert JobAttempt.objects.filter(job_id=dead.current_job_id).count() == 1
 
 
+def ended_long_ago(owner, status: str = JobStatus.SUCCEEDED) -> Job:
+    """A document whose job ended past the retention, with one attempt recorded."""
+    long_ago = timezone.now() - LATER
+    job = make_document(owner).current_job
+    Job.objects.filter(id=job.id).update(status=status, finished_at=long_ago)
+    JobAttempt.objects.create(
+        job=job, number=1, worker="w", started_at=long_ago, finished_at=long_ago,
+        outcome=AttemptOutcome.SUCCEEDED,
+    )  # fmt: skip
+    return job
+
+
+def test_each_pass_goes_on_from_where_the_last_stopped(alice, monkeypatch):
+    monkeypatch.setattr(retention, "BATCH", 1)
+    monkeypatch.setattr(retention, "BATCHES_PER_PASS", 1)
+    jobs = [ended_long_ago(alice) for _ in range(3)]
+
+    removed = [retention.every_pass()["attempts"] for _ in range(4)]
+
+    assert removed == [1, 1, 1, 0]
+    assert not JobAttempt.objects.filter(job__in=jobs).exists()
+
+
+def test_a_dead_letter_cancelled_later_loses_its_history_once_that_is_old(alice):
+    dead = ended_long_ago(alice, status=JobStatus.FAILED)
+    assert retention.every_pass()["attempts"] == 0  # walked past: a dead letter keeps it
+
+    Job.objects.filter(id=dead.id).update(status=JobStatus.CANCELLED, finished_at=timezone.now())
+
+    assert retention.every_pass()["attempts"] == 0  # cancelled today: not yet
+    assert retention.every_pass(now=timezone.now() + LATER)["attempts"] == 1
+
+
 def test_old_webhook_events_go_unless_a_delivery_is_pending(alice):
     document = make_document(alice)
     long_ago = timezone.now() - LATER
