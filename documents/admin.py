@@ -10,7 +10,7 @@ from django.utils.safestring import SafeString
 
 from config.pagination import EstimatedCountPaginator
 from documents.erasure import erase_user
-from documents.models import Document
+from documents.models import ALL_VERSIONS, Document
 from documents.services import delete_document
 from jobs.admin_display import status_badge
 from jobs.models import Job
@@ -29,6 +29,9 @@ class DocumentAdmin(admin.ModelAdmin):
     readonly_fields = [field.name for field in Document._meta.fields]
     show_full_result_count = False
     paginator = EstimatedCountPaginator  # nor one for the pages: the planner's estimate
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
+        return super().get_queryset(request).filter(ALL_VERSIONS)  # its index: document_created
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -4,6 +4,11 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
+from django.db.models import Q
+
+# True of every document (versions count from 1). Stated only by the admin's list, which
+# reads all documents in order of creation (see the index document_created).
+ALL_VERSIONS = Q(version__gt=0)
 
 
 class Document(models.Model):
@@ -66,6 +71,13 @@ class Document(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"]),
             models.Index(fields=["storage_key"]),  # cleanup_orphans looks files up by key
+            # The admin's list of every document, newest first: partial on a condition
+            # every document meets and only the admin states (ALL_VERSIONS), so that an
+            # owner's list, ordered the same way, keeps to its own index instead of reading
+            # past every other account's newer documents.
+            models.Index(
+                fields=["created_at", "id"], name="document_created", condition=ALL_VERSIONS
+            ),
             # Containment (@>): `tag=` and `metadata.<key>=` filters (documents.labels).
             GinIndex(fields=["tags"], name="document_tags"),
             GinIndex(fields=["metadata"], name="document_metadata", opclasses=["jsonb_path_ops"]),

@@ -22,19 +22,19 @@ from datetime import datetime
 
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, QuerySet
 from django.db.models.functions import Greatest
 
 from config import metrics
 from config.pruning import in_batches, retention_cutoff
 from documents.models import Document, RetentionMark
 from jobs.models import Job, JobAttempt, JobStatus
-from search.models import Chunk
+from search.pipeline.store import delete_chunks_of_versions
 
 log = logging.getLogger(__name__)
 
-BATCH = 500
-BATCHES_PER_PASS = 4
+BATCH = 250  # jobs a batch: about 40 ms of work on a large database
+BATCHES_PER_PASS = 2
 ENDED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 
 
@@ -118,16 +118,14 @@ def _versions(cutoff: datetime) -> tuple[int, dict[str, int]]:
         replaced: dict[uuid.UUID, int] = {}
         for _, _, document, version, _, _ in walked:
             replaced[document] = max(version, replaced.get(document, 0))
-        older = Q()
-        for document, version in replaced.items():
-            older |= Q(document_id=document, version__lt=version)
-        rows = list(
+        candidates = (
             Job.objects.select_for_update(of=("self",))
-            .filter(older, status__in=ENDED, finished_at__lt=cutoff)
+            .filter(document_id__in=replaced, status__in=ENDED, finished_at__lt=cutoff)
             .exclude(version=F("document__ready_version"))
             .exclude(id=F("document__current_job_id"))
             .values_list("id", "document_id", "version", "storage_key")
         )
+        rows = [row for row in candidates if row[2] < replaced[row[1]]]
         chunks, files = _forget_versions(rows) if rows else (0, 0)
         _advance("versions", mark, walked[-1])
     return len(walked), {"jobs": len(rows), "chunks": chunks, "files": files}
@@ -136,11 +134,7 @@ def _versions(cutoff: datetime) -> tuple[int, dict[str, int]]:
 def _forget_versions(rows: list[tuple]) -> tuple[int, int]:
     """Delete these jobs and their versions' chunks; their files after the commit, unless
     another job or a document still names one. (chunks, files)."""
-    versions = {(document, version) for _, document, version, _ in rows}
-    chunks = Q()
-    for document, version in versions:
-        chunks |= Q(document_id=document, version=version)
-    deleted_chunks, _ = Chunk.objects.filter(chunks).delete()
+    deleted_chunks = delete_chunks_of_versions({(row[1], row[2]) for row in rows})
     Job.objects.filter(id__in=[row[0] for row in rows]).delete()
     keys = {key: document for _, document, _, key in rows if key}
     named = set(

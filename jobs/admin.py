@@ -36,7 +36,7 @@ from jobs.admin_display import (
     status_badge,
 )
 from jobs.admin_filters import ErrorCodeFilter, ReplacedFilter, id_range
-from jobs.models import DeadLetter, Job, JobAttempt, JobStatus
+from jobs.models import ALL_VERSIONS, DeadLetter, Job, JobAttempt, JobStatus
 from jobs.redact import scrub
 
 
@@ -206,7 +206,8 @@ class JobAdmin(admin.ModelAdmin):
             .annotate(n=Count("*"))
             .values("n")
         )
-        return super().get_queryset(request).annotate(attempts_made=Coalesce(Subquery(made), 0))
+        jobs = super().get_queryset(request).filter(ALL_VERSIONS)  # its index: job_created
+        return jobs.annotate(attempts_made=Coalesce(Subquery(made), 0))
 
     # ----------------------------------------------------------------- search
 

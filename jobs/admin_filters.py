@@ -28,17 +28,21 @@ class ErrorCodeFilter(admin.SimpleListFilter):
     parameter_name = "error_code"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
-        codes = (
-            model_admin.get_queryset(request)
-            .exclude(error_code="")
-            .order_by("error_code")
-            .values_list("error_code", flat=True)
-            .distinct()
-        )
+        # One index seek a code, each for the first code after the last (a loose scan of
+        # the job_error_code index): a DISTINCT read every failed job, 0.3 s at 60,000.
+        coded = model_admin.get_queryset(request).exclude(error_code="").order_by("error_code")
+        codes: list[str] = []
+        while (code := _first_code(coded, after=codes[-1] if codes else None)) is not None:
+            codes.append(code)
         return [(code, code) for code in codes]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         return queryset.filter(error_code=self.value()) if self.value() else queryset
+
+
+def _first_code(coded: QuerySet, *, after: str | None) -> str | None:
+    jobs = coded if after is None else coded.filter(error_code__gt=after)
+    return jobs.values_list("error_code", flat=True).first()
 
 
 class ReplacedFilter(admin.SimpleListFilter):

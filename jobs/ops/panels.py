@@ -215,5 +215,13 @@ def workers() -> Workers:
     return Workers(alive, orphans)
 
 
-def dead_letters() -> int:
-    return Job.objects.dead_letters().count()
+# Dead letters are counted up to this many; past it the panel says "more than": an exact
+# count joins every failed job to its document (0.4 s at 60,000, on each refresh).
+DEAD_LETTERS_COUNTED = 10_000
+
+
+def dead_letters() -> str:
+    count = Job.objects.dead_letters().order_by()[: DEAD_LETTERS_COUNTED + 1].count()
+    if count > DEAD_LETTERS_COUNTED:
+        return f"more than {DEAD_LETTERS_COUNTED:,}"
+    return f"{count:,}"

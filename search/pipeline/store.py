@@ -1,8 +1,9 @@
 """Write chunks idempotently and retire the ones a finished run no longer has."""
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from django.db import connection
 from django.db.models import Q
 
 from search.models import Chunk
@@ -56,3 +57,18 @@ def delete_chunks_of_version(*, document_id: uuid.UUID, version: int) -> int:
     """Discard a version's chunks (a newer version became ready first)."""
     deleted, _ = Chunk.objects.filter(document_id=document_id, version=version).delete()
     return deleted
+
+
+def delete_chunks_of_versions(versions: Collection[tuple[uuid.UUID, int]]) -> int:
+    """Discard the chunks of these (document, version) pairs (versions retention prunes),
+    in one statement however many pairs."""
+    if not versions:
+        return 0
+    documents, numbers = zip(*versions, strict=True)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM search_chunk c USING unnest(%s::uuid[], %s::int[]) "
+            "AS v(document, version) WHERE c.document_id = v.document AND c.version = v.version",
+            [list(documents), list(numbers)],
+        )
+        return cursor.rowcount

@@ -1,6 +1,6 @@
 """The admin's lists count from the planner's estimate once it is large, and exactly below
 that: a COUNT(*) over millions of jobs on every page load is what made paperless-ngx's
-list take minutes (config.pagination.EstimatedCountPaginator)."""
+list take minutes (config.pagination.estimated_count)."""
 
 import json
 import re
@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from config.pagination import EstimatedCountPaginator
+from config import pagination
 from jobs.models import Job, JobStatus
 from tests.jobs.admin_console import DEAD_LETTERS, JOBS, job_in, logged_in, staff_with
 
@@ -47,7 +47,7 @@ def test_a_small_list_is_counted_exactly(jobs, operator):
 def test_past_the_threshold_the_list_shows_the_estimate_without_counting(
     jobs, operator, page, monkeypatch
 ):
-    monkeypatch.setattr(EstimatedCountPaginator, "ESTIMATE_ABOVE", 0)
+    monkeypatch.setattr(pagination, "ESTIMATE_ABOVE", 0)
     with CaptureQueriesContext(connection) as captured:
         response = operator.get(page)
 
@@ -60,7 +60,7 @@ def test_past_the_threshold_the_list_shows_the_estimate_without_counting(
 
 
 def test_the_estimate_follows_the_filter(jobs, operator, monkeypatch):
-    monkeypatch.setattr(EstimatedCountPaginator, "ESTIMATE_ABOVE", 0)
+    monkeypatch.setattr(pagination, "ESTIMATE_ABOVE", 0)
     everything = operator.get(JOBS).context["cl"].result_count
     failed = operator.get(JOBS, {"status__exact": "failed"}).context["cl"].result_count
 

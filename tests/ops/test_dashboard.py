@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from jobs.models import Job, JobStatus
-from jobs.ops import history
+from jobs.ops import history, panels
 from jobs.ops.models import WorkerProcess
 from tests.factories import make_document
 
@@ -135,6 +135,16 @@ def test_what_ended_shows_at_once_before_any_sweep(staff, alice):
     assert "no_text" in html
     assert figure(html, "dead-letters") == "2"
     assert reverse("admin:jobs_deadletter_changelist") in html
+
+
+def test_past_a_cap_the_dead_letters_are_not_counted_to_the_last(staff, alice, monkeypatch):
+    monkeypatch.setattr(panels, "DEAD_LETTERS_COUNTED", 2)
+    for _ in range(3):
+        ended(alice, status=JobStatus.FAILED, code="corrupt")
+
+    html = signed_in(staff).get(reverse("ops-dashboard")).content.decode()
+
+    assert figure(html, "dead-letters") == "more than 2"
 
 
 def test_the_history_shows_what_the_sweeper_recorded(staff, alice):

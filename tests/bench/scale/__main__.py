@@ -10,8 +10,7 @@ a working database, which the run may change and then drops:
 3. erasing the 200,000-document account while another account uploads
    (tests/bench/scale/erase.py).
 
-Before it starts the copy is made to look live: its backlog was sent and its processing
-jobs beat a moment ago, as on a running system (the snapshot's are as old as its build).
+Before it starts, the copy is made to look live (`make_live`).
 """
 
 from __future__ import annotations
@@ -45,7 +44,37 @@ LIVE = """
 UPDATE jobs_job SET enqueued_at = now(), queued_at = now(), created_at = now()
  WHERE status = 'queued';
 UPDATE jobs_job SET started_at = now(), heartbeat_at = now() WHERE status = 'processing';
+CREATE TEMPORARY TABLE given AS
+ SELECT DISTINCT document_id AS id FROM search_chunk ORDER BY 1 LIMIT %(given)s;
+UPDATE documents_document SET owner_id = (SELECT id FROM auth_user WHERE username = %(small)s)
+ WHERE id IN (SELECT id FROM given);
+UPDATE jobs_job SET owner_id = (SELECT id FROM auth_user WHERE username = %(small)s)
+ WHERE document_id IN (SELECT id FROM given);
+UPDATE documents_document SET ready_embed_model = %(signature)s
+ WHERE ready_version IS NOT NULL AND ready_embed_model <> %(signature)s;
+ANALYZE documents_document;
+ANALYZE jobs_job;
 """
+GIVEN = 100  # documents, with their 4,000 chunks: what a small account has to search
+SIGNATURE = "from search.embedding.signature import current_signature; print(current_signature())"
+
+
+def make_live(env: dict[str, str], url: str) -> None:
+    """The copy as a running system would look: its backlog sent and its processing jobs
+    beating a moment ago (the snapshot's are as old as its build); a small account given
+    a hundred of the large one's documents with chunks, so that its search has something
+    to find; and every ready version (the chunks' vectors are random) labelled as made
+    by the embedding configured, which search compares only with its own (the build
+    labels them as the default's, `hashing`). Then ANALYZE, as autovacuum
+    would after so many changed rows."""
+    signature = manage(env, "shell", "-c", SIGNATURE).strip().splitlines()[-1]
+    params = {"given": GIVEN, "small": SMALL, "signature": signature}
+    with psycopg.connect(url, autocommit=True) as conn, conn.cursor() as cursor:
+        for statement in LIVE.split(";\n"):
+            if statement.strip():
+                cursor.execute(
+                    statement, {k: v for k, v in params.items() if f"%({k})s" in statement}
+                )
 
 
 def working_copy(server_url: str) -> tuple[str, float]:
@@ -100,8 +129,8 @@ def main() -> None:
         url, copy_seconds = working_copy(services.database_url)
         env = {**services.env, **ENV, "DATABASE_URL": url}
         manage(env, "migrate", "--noinput", "--verbosity", "0")  # a build older than the code
+        make_live(env, url)
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(LIVE)
             index_bytes = build._one(conn, "SELECT pg_relation_size('chunk_embedding_hnsw')")
         manage(env, "shell", "-c", OPERATOR)
         scale = writes_on(env, files)
@@ -124,7 +153,7 @@ def main() -> None:
     if not args.no_write:
         write_section(RESULTS, "bench-scale", text, by="python -m tests.bench.scale")
         PLANS.write_text(plans_page(measured))
-    slow = [path.name for path in measured if path.p95 > paths.TARGET_MS]
+    slow = [path.name for path in measured if path.targeted and path.p95 > paths.TARGET_MS]
     if slow:
         raise SystemExit(f"over {paths.TARGET_MS:g} ms at p95: {', '.join(slow)}")
 
@@ -163,9 +192,10 @@ def report(
     ]
     for path in measured:
         verdict = "PASS" if path.p95 <= paths.TARGET_MS else "FAIL"
+        target = f"p95 ≤ {paths.TARGET_MS:g} ms" if path.targeted else "measured"
         lines.append(
-            f"| {path.name} | {path.p50:.1f} | {path.p95:.1f} | p95 ≤ "
-            f"{paths.TARGET_MS:g} ms | {verdict} |"
+            f"| {path.name} | {path.p50:.1f} | {path.p95:.1f} | {target} | "
+            f"{verdict if path.targeted else ''} |"
         )
     lines += [
         "\nThe write paths against the same on an empty database (a process each; a new "

@@ -142,8 +142,12 @@ def _users(conn: psycopg.Connection, plan: Plan, took: dict) -> int:
 
 DOCUMENT_COLUMNS = (
     "id, owner_id, filename, size, stored_bytes, sha256, storage_key, version, current_job_id, "
-    "page_count, ready_version, created_at, updated_at"
+    "page_count, ready_version, ready_embed_model, created_at, updated_at"
 )
+# What the default embedding (hashing, 384 dimensions) calls itself: search compares a
+# query only with the vectors its own embedding made (the benchmark relabels them when
+# another is configured).
+DEFAULT_SIGNATURE = "hashing::384"
 
 
 def _when(document: int, plan: Plan) -> datetime:
@@ -164,8 +168,8 @@ def _documents(plan: Plan, first_user: int) -> Iterator[tuple]:
         yield (
             document, owner, f"report-{n}.pdf", 250_000, 250_000 * versions,
             f"{n:064x}", _key(owner, document, versions), versions,
-            _id(2, n * JOBS_PER_DOCUMENT + JOBS_PER_DOCUMENT - 1), 12, ready, created,
-            created,
+            _id(2, n * JOBS_PER_DOCUMENT + JOBS_PER_DOCUMENT - 1), 12, ready,
+            DEFAULT_SIGNATURE if ready else "", created, created,
         )  # fmt: skip
 
 

@@ -25,6 +25,7 @@ TARGET_MS = 300.0
 class Path:
     name: str
     call: Callable[[], object]
+    targeted: bool = True  # held to TARGET_MS; else measured only
     times_ms: list[float] = field(default_factory=list)
     plans: list[tuple[str, str]] = field(default_factory=list)  # (statement, plan)
 
@@ -119,8 +120,8 @@ def read_paths(large_owner: str, small_owner: str) -> list[Path]:
         Path("/metrics", lambda: ok(Client(HTTP_HOST="localhost").get("/metrics"))),
         Path("one sweeper pass", sweep),
         Path("requeue_stuck", requeue_stuck),
-        Path("search, the large account", search(large)),
-        Path("search, a small account", search(small)),
+        Path("search, the large account", search(large), targeted=False),
+        Path("search, a small account", search(small), targeted=False),
     ]
 
 

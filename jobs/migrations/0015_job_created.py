@@ -12,9 +12,7 @@ class Migration(migrations.Migration):
         AddIndexConcurrently(
             model_name="job",
             index=models.Index(
-                condition=models.Q(version__gt=1),
-                fields=["created_at", "id"],
-                name="job_newer_version",
+                condition=models.Q(version__gt=0), fields=["created_at", "id"], name="job_created"
             ),
         ),
     ]
