@@ -41,9 +41,10 @@ ENV = {
     "PYTHONPATH": str(BASE_DIR),
 }
 LIVE = """
-UPDATE jobs_job SET enqueued_at = now(), queued_at = now(), created_at = now()
+UPDATE jobs_job SET enqueued_at = now(), queued_at = now(), created_at = now(), attempts = 0
  WHERE status = 'queued';
-UPDATE jobs_job SET started_at = now(), heartbeat_at = now() WHERE status = 'processing';
+UPDATE jobs_job SET started_at = now(), heartbeat_at = now(), attempts = 1
+ WHERE status = 'processing';
 CREATE TEMPORARY TABLE given AS
  SELECT DISTINCT document_id AS id FROM search_chunk ORDER BY 1 LIMIT %(given)s;
 UPDATE documents_document SET owner_id = (SELECT id FROM auth_user WHERE username = %(small)s)
@@ -60,8 +61,9 @@ SIGNATURE = "from search.embedding.signature import current_signature; print(cur
 
 
 def make_live(env: dict[str, str], url: str) -> None:
-    """The copy as a running system would look: its backlog sent and its processing jobs
-    beating a moment ago (the snapshot's are as old as its build); a small account given
+    """The copy as a running system would look: its backlog new and sent a moment ago, its
+    processing jobs on their first attempt and beating (the snapshot's are as old as its
+    build, and builds before 2026-12-05 gave them attempts); a small account given
     a hundred of the large one's documents with chunks, so that its search has something
     to find; and every ready version (the chunks' vectors are random) labelled as made
     by the embedding configured, which search compares only with its own (the build

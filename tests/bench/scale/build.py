@@ -204,7 +204,7 @@ def _jobs(plan: Plan, first_user: int) -> Iterator[tuple]:
             ended = status in ("succeeded", "failed")
             yield (
                 _id(2, n * JOBS_PER_DOCUMENT + k), document, owner, version,
-                _key(owner, document, version), "fast", status, 3 + (n % 3 == 0),
+                _key(owner, document, version), "fast", status, _tries(status, n),
                 40 if ended else 0, 40, 12, 12,
                 "corrupt" if status == "failed" else "",
                 "The PDF is damaged." if status == "failed" else "",
@@ -212,6 +212,12 @@ def _jobs(plan: Plan, first_user: int) -> Iterator[tuple]:
                 at if status != "queued" else None, at if status == "processing" else None,
                 at + timedelta(seconds=20) if ended else None,
             )  # fmt: skip
+
+
+def _tries(status: str, document: int) -> int:
+    """Attempts so far: none for the backlog (a job with one would be a resumed job, which
+    the sweeper sends again within seconds), one for those processing."""
+    return {"queued": 0, "processing": 1}.get(status, 3 + (document % 3 == 0))
 
 
 ATTEMPT_COLUMNS = (
