@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -248,20 +249,32 @@ def report(
     return "\n".join(lines) + "\n"
 
 
+VECTOR = re.compile(r"'\[[-0-9.,e ]{200,}\]'")
+COLUMNS = re.compile(r'("\w+"\."\w+"(?: AS "\w+")?, ){3,}')
+LINE = 1500  # characters of a statement or plan line kept: the page is read, not run
+
+
+def shortened(text: str) -> str:
+    """A query vector's 384 numbers as `'[…]'`, runs of selected columns as `…`, and each
+    line cut at LINE characters."""
+    lines = COLUMNS.sub("…, ", VECTOR.sub("'[…]'", text)).splitlines()
+    return "\n".join(line if len(line) <= LINE else line[:LINE] + " …" for line in lines)
+
+
 def plans_page(measured: list[paths.Path]) -> str:
     out = [
         "# Query plans at scale\n",
         "Written by `python -m tests.bench.scale` (see [Benchmark results]"
         "(benchmark-results.md#the-service-over-years-of-data)): each timed path's "
         "statements on the large tables, as captured from one call, with the planner's "
-        "plan on the scale database.\n",
+        "plan on the scale database (long statements and query vectors cut short).\n",
     ]
     for path in measured:
         out.append(f"## {path.name}\n")
         if not path.plans:
             out.append("No statement on the large tables.\n")
         for sql, plan in path.plans:
-            out.append(f"```sql\n{sql}\n```\n\n```\n{plan}\n```\n")
+            out.append(f"```sql\n{shortened(sql)}\n```\n\n```\n{shortened(plan)}\n```\n")
     return "\n".join(out)
 
 
