@@ -215,7 +215,7 @@ def workers() -> Workers:
     return Workers(alive, orphans)
 
 
-# Dead letters are counted up to this many; past it the panel says "more than": an exact
+# Dead letters are counted up to this many; past it the panel says "10,000+": an exact
 # count joins every failed job to its document (0.4 s at 60,000, on each refresh).
 DEAD_LETTERS_COUNTED = 10_000
 
@@ -223,5 +223,5 @@ DEAD_LETTERS_COUNTED = 10_000
 def dead_letters() -> str:
     count = Job.objects.dead_letters().order_by()[: DEAD_LETTERS_COUNTED + 1].count()
     if count > DEAD_LETTERS_COUNTED:
-        return f"more than {DEAD_LETTERS_COUNTED:,}"
+        return f"{DEAD_LETTERS_COUNTED:,}+"
     return f"{count:,}"
