@@ -21,16 +21,13 @@ class NewestFirst(CursorPagination):
 ESTIMATE_ABOVE = 10_000
 
 
-def estimated_count(queryset: QuerySet) -> tuple[int, bool]:
-    """(how many rows, whether that is the planner's estimate): counted exactly while the
-    planner expects at most ESTIMATE_ABOVE rows, else its estimate from EXPLAIN,
-    which a filter narrows as it narrows the query, as fresh as the table's statistics
-    (autovacuum's ANALYZE)."""
+def estimated_count(queryset: QuerySet) -> int:
+    """Counted exactly while the planner expects at most ESTIMATE_ABOVE rows, else its
+    estimate from EXPLAIN, which a filter narrows as it narrows the query, as fresh as
+    the table's statistics (autovacuum's ANALYZE)."""
     plan = json.loads(queryset.order_by().explain(format="json"))
     estimate = int(plan[0]["Plan"]["Plan Rows"])
-    if estimate > ESTIMATE_ABOVE:
-        return estimate, True
-    return queryset.count(), False
+    return estimate if estimate > ESTIMATE_ABOVE else queryset.count()
 
 
 class EstimatedCountPaginator(Paginator):
@@ -42,4 +39,4 @@ class EstimatedCountPaginator(Paginator):
         queryset = self.object_list
         if not isinstance(queryset, QuerySet):
             return super().count
-        return estimated_count(queryset)[0]
+        return estimated_count(queryset)

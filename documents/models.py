@@ -4,11 +4,8 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
-from django.db.models import Q
 
-# True of every document (versions count from 1). Stated only by the admin's list, which
-# reads all documents in order of creation (see the index document_created).
-ALL_VERSIONS = Q(version__gt=0)
+from jobs.models import ALL_VERSIONS
 
 
 class Document(models.Model):

@@ -67,24 +67,21 @@ def every_pass(*, now: datetime | None = None) -> dict[str, int]:
 # apart.
 
 
-def _walk(name: str, jobs: QuerySet[Job], field: str) -> tuple[RetentionMark | None, list]:
-    """The next BATCH jobs of the walk `name` after its mark, ordered by `field` then id,
-    as (field, id, document, version, status, current job of the document), and the
-    mark, locked."""
+def _walk(name: str, jobs: QuerySet[Job], field: str) -> list:
+    """The next BATCH jobs of the walk `name` after its mark (locked till the commit),
+    ordered by `field` then id, as (field, id, document, version, status, current job of
+    the document)."""
     mark = RetentionMark.objects.select_for_update().filter(walk=name).first()
     if mark is not None:
         jobs = jobs.filter(**{f"{field}__gte": mark.at}).exclude(
             **{field: mark.at, "id__lte": mark.job_id}
         )
     columns = (field, "id", "document_id", "version", "status", "document__current_job_id")
-    return mark, list(jobs.order_by(field, "id").values_list(*columns)[:BATCH])
+    return list(jobs.order_by(field, "id").values_list(*columns)[:BATCH])
 
 
-def _advance(name: str, mark: RetentionMark | None, last: tuple) -> None:
-    if mark is None:
-        RetentionMark.objects.create(walk=name, at=last[0], job_id=last[1])
-    else:
-        RetentionMark.objects.filter(walk=name).update(at=last[0], job_id=last[1])
+def _advance(name: str, last: tuple) -> None:
+    RetentionMark.objects.update_or_create(walk=name, defaults={"at": last[0], "job_id": last[1]})
 
 
 def _attempts(cutoff: datetime) -> tuple[int, dict[str, int]]:
@@ -93,7 +90,7 @@ def _attempts(cutoff: datetime) -> tuple[int, dict[str, int]]:
     (jobs walked, what was removed)."""
     ended = Job.objects.filter(finished_at__lt=cutoff)
     with transaction.atomic():
-        mark, jobs = _walk("attempts", ended, "finished_at")
+        jobs = _walk("attempts", ended, "finished_at")
         if not jobs:
             return 0, {}
         done = [
@@ -101,7 +98,7 @@ def _attempts(cutoff: datetime) -> tuple[int, dict[str, int]]:
             if status in ENDED and not (status == JobStatus.FAILED and current == job)
         ]  # fmt: skip
         deleted, _ = JobAttempt.objects.filter(job_id__in=done).delete()
-        _advance("attempts", mark, jobs[-1])
+        _advance("attempts", jobs[-1])
     return len(jobs), {"attempts": deleted}
 
 
@@ -112,7 +109,7 @@ def _versions(cutoff: datetime) -> tuple[int, dict[str, int]]:
     files. (jobs walked, what was removed)."""
     newer = Job.objects.filter(version__gt=1, created_at__lt=cutoff)
     with transaction.atomic():
-        mark, walked = _walk("versions", newer, "created_at")
+        walked = _walk("versions", newer, "created_at")
         if not walked:
             return 0, {}
         replaced: dict[uuid.UUID, int] = {}
@@ -127,7 +124,7 @@ def _versions(cutoff: datetime) -> tuple[int, dict[str, int]]:
         )
         rows = [row for row in candidates if row[2] < replaced[row[1]]]
         chunks, files = _forget_versions(rows) if rows else (0, 0)
-        _advance("versions", mark, walked[-1])
+        _advance("versions", walked[-1])
     return len(walked), {"jobs": len(rows), "chunks": chunks, "files": files}
 
 

@@ -4,8 +4,10 @@ import string
 import uuid
 
 from django.contrib import admin
-from django.db.models import F, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
+
+from jobs.models import is_current
 
 
 def id_range(term: str) -> tuple[uuid.UUID, uuid.UUID] | None:
@@ -56,9 +58,8 @@ class ReplacedFilter(admin.SimpleListFilter):
         return [("no", "No: the document's current job"), ("yes", "Yes")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        current = Q(document__current_job=F("id"))
         if self.value() == "no":
-            return queryset.filter(current)
+            return queryset.filter(is_current())
         if self.value() == "yes":
-            return queryset.exclude(current)
+            return queryset.exclude(is_current())
         return queryset

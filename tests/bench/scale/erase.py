@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 
 from tests.bench.report import percentile
+from tests.bench.scale.writes import pdf_file
 from tests.bench.services import manage
 
 BEFORE = 60
@@ -29,7 +30,6 @@ class Erasure:
 def erase_while_uploading(env: dict[str, str], username: str, uploader: str) -> Erasure:
     """Run in a process whose Django settings point at the same database as env."""
     from django.contrib.auth import get_user_model
-    from django.core.files.uploadedfile import SimpleUploadedFile
     from rest_framework.test import APIClient
 
     from documents.models import Document
@@ -44,8 +44,7 @@ def erase_while_uploading(env: dict[str, str], username: str, uploader: str) -> 
     def upload() -> float:
         pdf = make_pdf(pages=1, words_per_page=60, seed=next(seeds))  # not a duplicate
         began = time.perf_counter()
-        file = SimpleUploadedFile("during.pdf", pdf, content_type="application/pdf")
-        answer = client.post("/api/documents/", {"file": file})
+        answer = client.post("/api/documents/", {"file": pdf_file(pdf, "during")})
         assert answer.status_code == 202, answer.content
         return (time.perf_counter() - began) * 1000
 

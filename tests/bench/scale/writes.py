@@ -49,7 +49,7 @@ def measure(files: list[Path]) -> dict[str, float]:
     jobs: list[str] = []
 
     def upload() -> None:
-        answer = client.post("/api/documents/", {"file": _named(pdfs[len(jobs)], len(jobs))})
+        answer = client.post("/api/documents/", {"file": pdf_file(pdfs[len(jobs)], len(jobs))})
         assert answer.status_code == 202, answer.content
         jobs.append(answer.json()["results"][0]["job_id"])
 
@@ -64,7 +64,7 @@ def measure(files: list[Path]) -> dict[str, float]:
     insert_ms = _inserts(owner)
     began, pages = time.perf_counter(), 0
     for path in files:
-        answer = client.post("/api/documents/", {"file": _named(path.read_bytes(), path.stem)})
+        answer = client.post("/api/documents/", {"file": pdf_file(path.read_bytes(), path.stem)})
         job_id = uuid.UUID(answer.json()["results"][0]["job_id"])
         job = services.claim_job(job_id=job_id, worker="scale-bench")
         assert job is not None
@@ -85,7 +85,8 @@ def measure(files: list[Path]) -> dict[str, float]:
     }
 
 
-def _named(data: bytes, name: object) -> object:
+def pdf_file(data: bytes, name: object) -> object:
+    """An upload of `data` as a PDF, for the test client."""
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile(f"scale-{name}.pdf", data, content_type="application/pdf")
