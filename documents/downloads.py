@@ -84,28 +84,42 @@ class Unsatisfiable(Exception):
 
 
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+# More digits than any file's size has (10**18 bytes is an exabyte). int() refuses a string
+# of over 4,300 digits, and a Range may hold any number: a longer one is read as this.
+_MAX_DIGITS = 18
+_PAST_ANY_END = 10**_MAX_DIGITS
+
+
+def _position(digits: str) -> int:
+    """A Range's number; one too long for any file stands for one past every end, which
+    the range then treats as it treats any number past the end."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else _PAST_ANY_END
 
 
 def byte_range(header: str, size: int) -> tuple[int, int] | None:
     """The (first, last) bytes, inclusive, that a Range header asks of a file of `size`
     bytes: `bytes=0-99`, `bytes=100-` or `bytes=-100` (the last 100). None when the whole
     file is to be sent: no header, a form this does not read (several ranges, another
-    unit), which RFC 9110 lets a server ignore. Raises Unsatisfiable (416) when the range
-    starts past the end."""
+    unit), which RFC 9110 lets a server ignore. A last byte past the end means up to the
+    end, and a suffix longer than the file all of it (RFC 9110, 14.1.1), however many
+    digits the number has. Raises Unsatisfiable (416) when the range starts past the end."""
     match = _RANGE.fullmatch(header.strip())
     if match is None or match.groups() == ("", ""):
         return None
-    first, last = match.groups()
-    if not first:  # the last `last` bytes
-        if int(last) == 0 or size == 0:
+    first_digits, last_digits = match.groups()
+    if not first_digits:  # the last `last` bytes
+        suffix = _position(last_digits)
+        if suffix == 0 or size == 0:
             raise Unsatisfiable(size)
-        return max(0, size - int(last)), size - 1
-    if int(first) >= size:
+        return max(0, size - suffix), size - 1
+    first = _position(first_digits)
+    if first >= size:
         raise Unsatisfiable(size)
-    end = min(int(last), size - 1) if last else size - 1
-    if end < int(first):
+    end = min(_position(last_digits), size - 1) if last_digits else size - 1
+    if end < first:
         return None  # `bytes=9-3` is not a valid range: ignored, as the RFC says
-    return int(first), end
+    return first, end
 
 
 def open_stored(

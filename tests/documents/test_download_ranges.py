@@ -64,6 +64,39 @@ def test_a_range_past_the_end_is_refused_with_the_files_size(alice_client, broke
     assert response["Content-Range"] == f"bytes */{SIZE}"
 
 
+HUGE = "9" * 5000  # past int()'s 4,300 digits: a number too long to read as one
+
+
+@pytest.mark.parametrize(
+    ("header", "first", "last"),
+    [
+        (f"bytes=0-{HUGE}", 0, SIZE - 1),  # a last byte past the end: up to the end
+        (f"bytes=-{HUGE}", 0, SIZE - 1),  # more last bytes than the file has: all of it
+        (f"bytes={'0' * 5000}5-9", 5, 9),  # leading zeros are still the number 5
+    ],
+)
+def test_a_range_with_a_huge_number_is_read_as_any_large_one(
+    alice_client, broker, header, first, last
+):
+    document_id = upload(alice_client)
+
+    response = download(alice_client, document_id, Range=header)
+
+    assert response.status_code == 206
+    assert b"".join(response.streaming_content) == CONTENT[first : last + 1]
+    assert response["Content-Range"] == f"bytes {first}-{last}/{SIZE}"
+
+
+def test_a_range_starting_at_a_huge_number_is_past_the_end(alice_client, broker):
+    document_id = upload(alice_client)
+
+    response = download(alice_client, document_id, Range=f"bytes={HUGE}-")
+
+    assert response.status_code == 416
+    assert response.json()["code"] == "range_not_satisfiable"
+    assert response["Content-Range"] == f"bytes */{SIZE}"
+
+
 @pytest.mark.parametrize(
     "headers", [{"Range": "bytes=0-9,20-29"}, {"Range": "bytes=0-9", "If-Range": '"x"'}]
 )
