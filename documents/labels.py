@@ -1,9 +1,10 @@
 """A document's tags and metadata: what they may hold, and the filters that find them.
 
 Tags are a list of strings, at most MAX_TAGS, each 1 to MAX_TAG_CHARS characters; the
-metadata a flat JSON object of string, number and boolean values, at most
-MAX_METADATA_BYTES as compact UTF-8 JSON. Both are the owner's to set (on upload, or with
-`PATCH /api/documents/{id}/`) and are matched exactly, case and all.
+metadata a flat JSON object of string, number and boolean values (a whole number of at
+most MAX_NUMBER_DIGITS digits), at most MAX_METADATA_BYTES as compact UTF-8 JSON. Both
+are the owner's to set (on upload, or with `PATCH /api/documents/{id}/`) and are matched
+exactly, case and all.
 
 Filters, on the document list and the search alike:
 
@@ -39,6 +40,27 @@ METADATA_PREFIX = "metadata."
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 # What the page's box keeps typed: true, false, and a number as people write one.
 _PLAIN = re.compile(r"true|false|-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+# The longest whole number read: int()'s own limit on text (a longer one raises ValueError).
+MAX_NUMBER_DIGITS = 4300
+
+
+class _LongNumber(str):
+    """A whole number in JSON longer than MAX_NUMBER_DIGITS, kept as its digits: no number
+    to store, but clean_metadata can say which value it was."""
+
+    @property
+    def digits(self) -> int:
+        return len(self.lstrip("-"))
+
+
+def _whole_number(text: str) -> int | _LongNumber:
+    return _LongNumber(text) if len(text.lstrip("-")) > MAX_NUMBER_DIGITS else int(text)
+
+
+def _loads(text: str) -> Any:
+    """json.loads, with a whole number too long to read as a _LongNumber, not a ValueError
+    that would say "use sys.set_int_max_str_digits()"."""
+    return json.loads(text, parse_int=_whole_number)
 
 
 def _text_problem(text: str) -> str | None:
@@ -98,6 +120,15 @@ def clean_metadata(raw: object) -> dict[str, str | int | float | bool]:
         raise ValidationError({"metadata": [f"A JSON object, not {_kind(raw)}."]})
     for key, value in raw.items():
         clean_key(key)
+        if isinstance(value, _LongNumber):
+            raise ValidationError(
+                {
+                    "metadata": [
+                        f"The value of {key!r} is a number of {value.digits:,} digits; a number "
+                        f"has at most {MAX_NUMBER_DIGITS:,}."
+                    ]
+                }
+            )
         if isinstance(value, str):
             if problem := _text_problem(value):
                 raise ValidationError({"metadata": [f"The value of {key!r} {problem}."]})
@@ -127,7 +158,7 @@ def metadata_from_form(values: list[str]) -> dict[str, Any]:
     if len(values) > 1:
         raise ValidationError({"metadata": ["Send one metadata field, holding a JSON object."]})
     try:
-        parsed = json.loads(values[0])
+        parsed = _loads(values[0])
     except ValueError as exc:
         raise ValidationError({"metadata": [f"Not valid JSON: {exc}."]}) from None
     return clean_metadata(parsed)
@@ -145,9 +176,20 @@ def metadata_from_lines(text: str) -> dict[str, str | int | float | bool]:
             raise ValidationError(
                 {"metadata": [f"The line {line.strip()!r} has no key: write it as key: value."]}
             )
-        value = value.strip()
-        parsed[key.strip()] = readings(value)[-1] if _PLAIN.fullmatch(value) else value
+        parsed[key.strip()] = _typed(value.strip())
     return clean_metadata(parsed)
+
+
+def _typed(value: str) -> str | int | float | bool:
+    """A value of the page's box as stored: true, false and plain numbers as such, else the
+    text. A decimal too large for a float stays text, as readings() reads it; a whole
+    number too long to read stays a _LongNumber, for clean_metadata to refuse by its key."""
+    if not _PLAIN.fullmatch(value):
+        return value
+    read = _loads(value)
+    if isinstance(read, float) and not math.isfinite(read):
+        return value
+    return read
 
 
 def shown(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -181,8 +223,9 @@ def readings(value: str) -> list[str | int | float | bool]:
     if value in ("true", "false"):
         meant.append(value == "true")
     elif _NUMBER.fullmatch(value):
-        number = json.loads(value)
-        if isinstance(number, int) or math.isfinite(number):
+        number = _loads(value)
+        # No stored number is too long to read (clean_metadata refuses one): text alone.
+        if isinstance(number, int) or (isinstance(number, float) and math.isfinite(number)):
             meant.append(number)
     return meant
 
@@ -216,6 +259,7 @@ def as_q(filters: Filters, prefix: str = "") -> Q:
 
 def _kind(value: object) -> str:
     names: Iterable[tuple[type, str]] = (
+        (_LongNumber, "a number"),
         (bool, "a boolean"),
         (int, "a number"),
         (float, "a number"),

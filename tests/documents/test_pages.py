@@ -233,6 +233,22 @@ def test_the_labels_form_replaces_tags_and_metadata_or_changes_nothing(alice):
     assert (document.tags, document.metadata) == (["new", "two"], {"year": 2024})
 
 
+def test_the_labels_form_refuses_a_number_too_long_to_read_by_its_key(alice):
+    document = make_document(alice, metadata={"k": "v"})
+    client = signed_in(alice)
+
+    refused = client.post(
+        f"/documents/{document.id}/labels/", {"tags": "", "metadata": "year: 1" + "0" * 5000}
+    )
+
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert "The value of &#x27;year&#x27; is a number of 5,001 digits" in page
+    assert "set_int_max_str_digits" not in page
+    document.refresh_from_db()
+    assert document.metadata == {"k": "v"}
+
+
 def test_another_users_document_is_not_found_everywhere(alice, bob):
     theirs = make_document(bob)
     fail(theirs)
