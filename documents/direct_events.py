@@ -45,7 +45,7 @@ def created_objects(body: Any) -> list[Created]:
     if isinstance(body, dict) and body.get("Type") == "Notification":  # SNS' envelope
         try:
             body = json.loads(body.get("Message") or "")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
             return []
     if isinstance(body, dict) and isinstance(body.get("Records"), list):
         return [found for record in body["Records"] if (found := _s3_record(record))]

@@ -30,6 +30,7 @@ from typing import Any
 from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
+from config import json_bodies
 from search.scope import Filters
 
 MAX_TAGS = 50
@@ -40,8 +41,7 @@ METADATA_PREFIX = "metadata."
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 # What the page's box keeps typed: true, false, and a number as people write one.
 _PLAIN = re.compile(r"true|false|-?(0|[1-9][0-9]*)(\.[0-9]+)?")
-# The longest whole number read: int()'s own limit on text (a longer one raises ValueError).
-MAX_NUMBER_DIGITS = 4300
+MAX_NUMBER_DIGITS = json_bodies.MAX_NUMBER_DIGITS
 
 
 class _LongNumber(str):
@@ -58,9 +58,9 @@ def _whole_number(text: str) -> int | _LongNumber:
 
 
 def _loads(text: str) -> Any:
-    """json.loads, with a whole number too long to read as a _LongNumber, not a ValueError
-    that would say "use sys.set_int_max_str_digits()"."""
-    return json.loads(text, parse_int=_whole_number)
+    """JSON a client sent (only ValueError: config.json_bodies), with a whole number too long
+    to read as a _LongNumber, so that clean_metadata can name its key."""
+    return json_bodies.loads(text, parse_int=_whole_number)
 
 
 def _text_problem(text: str) -> str | None:
