@@ -5,6 +5,12 @@ so `config.env` imports as it does in Django: a bad value stops gunicorn with it
 """
 
 from config.env import env_int, env_str
+from config.proxy_env import (
+    gunicorn_forwarded_allow_ips,
+    gunicorn_secure_scheme_headers,
+    trust_forwarded_proto,
+    trusted_proxies,
+)
 
 bind = f"{env_str('HOST', '127.0.0.1')}:{env_int('PORT', 8000, minimum=0)}"
 workers = env_int("WEB_CONCURRENCY", 2, minimum=1)
@@ -12,6 +18,12 @@ worker_class = "gthread"
 threads = env_int("WEB_THREADS", 8, minimum=1)
 timeout = 60
 accesslog = "-" if env_str("WEB_ACCESS_LOG") else None
+# gunicorn sets wsgi.url_scheme from forwarded headers before Django's middleware runs, and
+# by default believes them from 127.0.0.1 and ::1: any local peer could make a request
+# secure. It believes the proxies Django believes (INGEST_TRUSTED_PROXIES, none by
+# default), and the one header Django reads, when Django reads it.
+forwarded_allow_ips = gunicorn_forwarded_allow_ips(trusted_proxies())
+secure_scheme_headers = gunicorn_secure_scheme_headers(trust_forwarded_proto())
 # gunicorn 27's control socket lives at one path per user (~/.gunicorn/gunicorn.ctl), so two
 # servers on one machine (make run, the benchmark, the browser tests) would fight over it;
 # nothing here uses it.

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from config import embedded, secret_key
+from config import embedded, proxy_env, secret_key
 from config.env import (
     ConfigurationError,
     env_bool,
@@ -54,7 +54,7 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 # directly could send the header itself. Trusting it also redirects plain-http requests
 # to https, except /healthz and /metrics, which probes and scrapers read from inside.
 INGEST_HTTPS = env_bool("INGEST_HTTPS", False)
-INGEST_TRUST_X_FORWARDED_PROTO = env_bool("INGEST_TRUST_X_FORWARDED_PROTO", False)
+INGEST_TRUST_X_FORWARDED_PROTO = proxy_env.trust_forwarded_proto()  # gunicorn reads it too
 if INGEST_TRUST_X_FORWARDED_PROTO:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = INGEST_HTTPS and INGEST_TRUST_X_FORWARDED_PROTO
@@ -373,7 +373,7 @@ AXES_CLIENT_IP_CALLABLE = "config.accounts.login_limits.client_address"
 # The proxies in front of `web` and `ws` (CIDRs, comma-separated): only a connection from
 # one of them has its forwarded headers believed (X-Forwarded-For for the client's address,
 # -Proto, -Host). Empty: none are, and every address is the connection's own.
-INGEST_TRUSTED_PROXIES = env_networks("INGEST_TRUSTED_PROXIES")
+INGEST_TRUSTED_PROXIES = proxy_env.trusted_proxies()  # gunicorn's forwarded_allow_ips too
 # Optional, with INGEST_TRUSTED_PROXIES: the client is this many X-Forwarded-For entries
 # from the right. 0: the first entry from the right that is not a trusted proxy.
 INGEST_PROXY_COUNT = env_int("INGEST_PROXY_COUNT", 0, minimum=0)

@@ -21,14 +21,32 @@ def gunicorn_settings(monkeypatch, **env: str) -> dict:
     return runpy.run_path(str(GUNICORN_CONF))
 
 
+PROXY_VARIABLES = ("INGEST_TRUSTED_PROXIES", "INGEST_TRUST_X_FORWARDED_PROTO")
+
+
 def test_gunicorn_defaults(monkeypatch):
     for name in ("HOST", "PORT", "WEB_CONCURRENCY", "WEB_THREADS", "WEB_ACCESS_LOG"):
+        monkeypatch.delenv(name, raising=False)
+    for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 
     conf = gunicorn_settings(monkeypatch)
 
     assert (conf["bind"], conf["workers"], conf["threads"]) == ("127.0.0.1:8000", 2, 8)
     assert conf["accesslog"] is None
+    # Forwarded headers believed from no one (gunicorn's own default: 127.0.0.1 and ::1).
+    assert (conf["forwarded_allow_ips"], conf["secure_scheme_headers"]) == ("", {})
+
+
+def test_gunicorn_believes_the_proxies_django_believes(monkeypatch):
+    conf = gunicorn_settings(
+        monkeypatch,
+        INGEST_TRUSTED_PROXIES="10.0.0.7/8, 127.0.0.1, ::1",
+        INGEST_TRUST_X_FORWARDED_PROTO="true",
+    )
+
+    assert conf["forwarded_allow_ips"] == "10.0.0.0/8,127.0.0.1/32,::1/128"
+    assert conf["secure_scheme_headers"] == {"X-FORWARDED-PROTO": "https"}
 
 
 def test_gunicorn_reads_its_environment(monkeypatch):
@@ -54,6 +72,7 @@ def test_a_bad_web_concurrency_fails_with_a_clear_message(monkeypatch):
         ("WEB_CONCURRENCY", "0", "WEB_CONCURRENCY must be at least 1, got 0"),
         ("WEB_THREADS", "eight", "WEB_THREADS must be a whole number, got 'eight'"),
         ("PORT", "http", "PORT must be a whole number, got 'http'"),
+        ("INGEST_TRUSTED_PROXIES", "proxy", "INGEST_TRUSTED_PROXIES must list addresses"),
     ],
 )
 def test_other_bad_gunicorn_settings_fail_with_a_clear_message(monkeypatch, name, value, message):
