@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from config import redis_clients
 from documents import erasure
@@ -100,10 +100,36 @@ def test_a_second_run_finishes_what_a_crash_left(alice, alice_client, worker, mo
     alice_id = alice.pk
     alice.delete()  # and the user with it, before anything else ran
 
-    call_command("erase_user", str(alice_id), "--yes", stdout=StringIO())
+    call_command("erase_user", "--id", str(alice_id), "--yes", stdout=StringIO())
 
     assert held_by(alice_id)["files"] == 0
     assert not default_storage.exists(left)
+
+
+def test_a_name_of_digits_is_a_name_and_an_id_is_given_as_id(alice, bob):
+    users = get_user_model().objects
+    users.create_user(username=str(alice.pk), password="x")
+    bobs_id = bob.pk
+
+    call_command("erase_user", str(alice.pk), "--yes", stdout=StringIO())
+    assert set(users.values_list("id", flat=True)) == {alice.pk, bobs_id}
+
+    with pytest.raises(CommandError, match=f"No user named '{bobs_id}'.*--id ID"):
+        call_command("erase_user", str(bobs_id), "--yes", stdout=StringIO())
+    assert users.filter(id=bobs_id).exists()
+
+    out = StringIO()
+    call_command("erase_user", "--id", str(bobs_id), "--yes", stdout=out)
+    assert set(users.values_list("id", flat=True)) == {alice.pk}
+    assert "erased bob:" in out.getvalue()
+
+
+@pytest.mark.parametrize("given", [[], ["alice", "--id", "1"]])
+def test_a_name_and_an_id_together_or_neither_are_refused(alice, given):
+    with pytest.raises(CommandError, match="Give a username, or --id ID, not both"):
+        call_command("erase_user", *given, "--yes", stdout=StringIO())
+
+    assert get_user_model().objects.filter(id=alice.pk).exists()
 
 
 def test_deleting_a_document_takes_its_events_and_pending_deliveries(alice, alice_client, worker):
