@@ -434,9 +434,21 @@ INGEST_MAX_DIRECT_UPLOAD_BYTES = env_int("INGEST_MAX_DIRECT_UPLOAD_BYTES", 5 * 1
 INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS = env_int(
     "INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS", 900, minimum=60
 )
+# Direct uploads started and not ended that one user may have, and their declared bytes
+# together: what one account can park in the bucket, quotas or none (documents.quotas).
+INGEST_MAX_DIRECT_UPLOADS_IN_FLIGHT = env_int("INGEST_MAX_DIRECT_UPLOADS_IN_FLIGHT", 20, minimum=1)
+INGEST_MAX_DIRECT_BYTES_IN_FLIGHT = env_int(
+    "INGEST_MAX_DIRECT_BYTES_IN_FLIGHT", 10 * 1024**3, minimum=1
+)
 # The bearer token the bucket's object-created notifications carry to
 # POST /api/uploads/events/ (documents.direct_events); unset, that endpoint answers 404.
 INGEST_STORAGE_EVENTS_TOKEN = env_str("INGEST_STORAGE_EVENTS_TOKEN")
+if INGEST_STORAGE_EVENTS_TOKEN and len(INGEST_STORAGE_EVENTS_TOKEN) < 32:
+    # It is the only thing between anyone and the completion of others' uploads.
+    raise ConfigurationError(
+        "INGEST_STORAGE_EVENTS_TOKEN must be at least 32 characters: "
+        "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+    )
 # Past this size a direct upload is an S3 multipart upload, in parts of this size (S3
 # takes at most 10,000 parts, of 5 MiB at least but the last).
 INGEST_MULTIPART_THRESHOLD_BYTES = env_int(

@@ -275,11 +275,22 @@ TOPICS = [
                 "not completed by then expires, and its object is deleted.",
                 SECONDS,
             ),
+            "INGEST_MAX_DIRECT_UPLOADS_IN_FLIGHT": _m(
+                "Direct uploads one user may have started and not yet completed (429 "
+                "`too_many_in_flight`); they count against the quotas too."
+            ),
+            "INGEST_MAX_DIRECT_BYTES_IN_FLIGHT": _m(
+                "Declared bytes of one user's direct uploads started and not yet completed, "
+                "together (429 `too_many_in_flight`): what one account can park in the bucket.",
+                "bytes",
+                "`10737418240` (10 GiB)",
+            ),
             "INGEST_STORAGE_EVENTS_TOKEN": _m(
                 "The secret the bucket's object-created notifications carry (`Authorization: "
-                "Bearer <it>`, or `?token=<it>`) to `POST /api/uploads/events/`, which then "
-                "completes direct uploads their clients did not. Unset: that endpoint is off "
-                "(the sweeper still completes them).",
+                "Bearer <it>`, or `?token=<it>`, which lands in access logs) to `POST "
+                "/api/uploads/events/`, which then completes direct uploads their clients did "
+                "not; at least 32 characters, or the service does not start. Unset: that "
+                "endpoint is off (the sweeper still completes them).",
                 shown="unset (off)",
             ),
             "INGEST_MULTIPART_THRESHOLD_BYTES": _m(

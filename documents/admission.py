@@ -61,6 +61,14 @@ def admit(*, signed_in: Callable[[], int], quota: bool = False, versions: bool =
         raise refusal
 
 
+def throttle_request(*, user_id: int) -> None:
+    """Count a request that leads to a job without being an upload (a direct upload's
+    completion, which only checks what arrived), raising 429 `throttled` past the user's
+    rate as `admit` does."""
+    if refusal := _rate_refusal(user_id):
+        raise refusal
+
+
 def note_admitted(*, user_id: int, jobs: int) -> None:
     """Count jobs this process just created until the next refresh, so a burst within
     the second cannot overshoot the limits unseen (the user's, and the backlog's)."""

@@ -4,12 +4,20 @@
 records what was declared (DirectUpload) and hands out where to send the bytes: a
 presigned POST form whose policy pins the object's key (made from ids only) and its exact
 size, or, past INGEST_MULTIPART_THRESHOLD_BYTES, an S3 multipart upload with a presigned
-URL per part (a part that failed is sent again alone). `complete` checks the object that
-arrived (it exists, has the declared size, starts as a PDF: a ranged GET of its first
-bytes, never the whole object), then records Document and Job in one statement as an
-upload does, and keeps its answer: completing again (the client, a storage event, the
-sweeper) gives the same answer. An object that is not what was declared is deleted and
-the upload refused with an upload's own codes.
+URL per part that signs the part's exact Content-Length (S3 answers 403 to any other
+size; a part that failed is sent again alone). `complete` checks the object that arrived
+(it exists, has the declared size, starts as a PDF: a ranged GET of its first bytes,
+never the whole object), then records Document and Job in one statement as an upload
+does, and keeps its answer: completing again (the client, a storage event, the sweeper)
+gives the same answer. An object that is not what was declared is deleted and the upload
+refused with an upload's own codes.
+
+A form can be posted again for as long as its policy lasts, after the upload ended too.
+So a form's bytes arrive at a staging key of the upload's own and are copied to the
+document's key at completion, on condition that they are still the bytes checked (their
+ETag); the staging key is then deleted, and anything posted there later is deleted by
+the sweeper (`sweep_staging`). A multipart upload needs none of this: once completed,
+refused or aborted its upload id takes no more parts.
 """
 
 import logging
@@ -26,7 +34,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from config import humanize, metrics
+from config import humanize, locks, metrics
 from documents import quotas
 from documents.insert import insert_document_with_job
 from documents.models import DirectUpload, DirectUploadStatus, Document
@@ -38,6 +46,8 @@ from jobs.models import Job
 log = logging.getLogger(__name__)
 
 MAX_PARTS = 10_000  # S3's limit on the parts of one multipart upload
+# Where forms' bytes arrive (under INGEST_S3_PREFIX), apart from every document's key.
+STAGING = "direct-uploads"
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,50 @@ def name_of(key: str, storage: Any = default_storage) -> str:
     return key[len(prefix) :] if prefix and key.startswith(prefix) else key
 
 
+def staging_name(upload_id: uuid.UUID) -> str:
+    """Where a form upload's bytes arrive, until its completion copies them."""
+    return f"{STAGING}/{upload_id}.pdf"
+
+
+def arrival_name(upload: DirectUpload) -> str:
+    """Where the client sends the bytes: a form to its staging key, parts to the
+    document's own key."""
+    return upload.storage_key if upload.multipart_id else staging_name(upload.id)
+
+
+def upload_of(name: str) -> DirectUpload | None:
+    """The direct upload whose bytes arrive at (or were moved to) this storage name."""
+    if name.startswith(STAGING + "/"):
+        upload_id = staged_upload_id(name)
+        return DirectUpload.objects.filter(id=upload_id).first() if upload_id else None
+    return DirectUpload.objects.filter(storage_key=name).first()
+
+
+def staged(*, limit: int = 1000) -> list[str]:
+    """The storage names of objects at staging keys, at most `limit` (one listing)."""
+    client, bucket = _s3()
+    listed = client.list_objects_v2(Bucket=bucket, Prefix=object_key(STAGING + "/"), MaxKeys=limit)
+    return [name_of(item["Key"]) for item in listed.get("Contents", [])]
+
+
+def staged_upload_id(name: str) -> uuid.UUID | None:
+    """The upload a staging name belongs to (None for any other name)."""
+    if not name.startswith(STAGING + "/"):
+        return None
+    try:
+        return uuid.UUID(name[len(STAGING) + 1 :].removesuffix(".pdf"))
+    except ValueError:
+        return None
+
+
+def delete_names(names: list[str]) -> None:
+    """Delete these objects, a thousand a request (S3's limit)."""
+    client, bucket = _s3()
+    for start in range(0, len(names), 1000):
+        batch = [{"Key": object_key(name)} for name in names[start : start + 1000]]
+        client.delete_objects(Bucket=bucket, Delete={"Objects": batch, "Quiet": True})
+
+
 def delete_object(upload: DirectUpload) -> None:
     """Whatever of the upload the bucket holds: its object, its unfinished parts."""
     client, bucket = _s3()
@@ -93,6 +147,8 @@ def delete_object(upload: DirectUpload) -> None:
         except Exception as exc:
             if not _missing(exc):
                 raise
+    else:
+        client.delete_object(Bucket=bucket, Key=object_key(staging_name(upload.id)))
     client.delete_object(Bucket=bucket, Key=key)
 
 
@@ -102,10 +158,19 @@ def object_key(name: str, storage: Any = default_storage) -> str:
     return storage._normalize_name(name)  # django-storages' own mapping of names to keys
 
 
+def in_prefix(key: str, storage: Any = default_storage) -> bool:
+    """Whether a key of the bucket is under the storage's location (INGEST_S3_PREFIX), so
+    a name of the service's."""
+    location: str = (getattr(storage, "location", "") or "").strip("/")
+    return not location or key.startswith(location + "/")
+
+
 def start(*, owner: User, declared: Declared, public_url: str) -> DirectUpload:
     """Record the upload and, past the multipart threshold, open its multipart upload.
-    Refusals: 413 `too_large` past INGEST_MAX_DIRECT_UPLOAD_BYTES, 400 `empty`, and the
-    owner's quota for one more document of this size."""
+    Refusals: 413 `too_large` past INGEST_MAX_DIRECT_UPLOAD_BYTES, 400 `empty`, the
+    owner's quotas for one more document of this size (uploads started and not ended
+    count), and 429 `too_many_in_flight` past their direct uploads in flight. An owner's
+    starts take turns (an advisory lock), so a burst of them cannot all pass one check."""
     if not available():
         raise unavailable()
     limit = settings.INGEST_MAX_DIRECT_UPLOAD_BYTES
@@ -118,8 +183,19 @@ def start(*, owner: User, declared: Declared, public_url: str) -> DirectUpload:
         )
     if declared.size < 1:
         raise Refusal(http_status=400, code="empty", detail="The file is empty.")
-    if refusal := quotas.check(user_id=owner.pk, new_documents=1, new_bytes=declared.size):
-        raise refusal
+    with transaction.atomic():
+        locks.hold(f"direct-upload-start:{owner.pk}")
+        refusal = quotas.check(
+            user_id=owner.pk, new_documents=1, new_bytes=declared.size
+        ) or quotas.direct_uploads_refusal(user_id=owner.pk, new_bytes=declared.size)
+        if refusal:
+            raise refusal
+        upload = _opened(owner=owner, declared=declared, public_url=public_url)
+    metrics.DIRECT_UPLOADS.labels(outcome="started").inc()
+    return upload
+
+
+def _opened(*, owner: User, declared: Declared, public_url: str) -> DirectUpload:
     document_id = uuid.uuid4()
     lasts = timedelta(seconds=settings.INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS)
     upload = DirectUpload(
@@ -143,7 +219,6 @@ def start(*, owner: User, declared: Declared, public_url: str) -> DirectUpload:
         upload.multipart_id = opened["UploadId"]
         upload.part_size = part_size(declared.size)
     upload.save()
-    metrics.DIRECT_UPLOADS.labels(outcome="started").inc()
     return upload
 
 
@@ -155,7 +230,7 @@ def part_size(size: int) -> int:
 def where_to_send(upload: DirectUpload) -> dict[str, Any]:
     """The presigned POST form (`url`, `fields`), or the multipart upload's part URLs."""
     client, bucket = _s3()
-    key = object_key(upload.storage_key)
+    key = object_key(arrival_name(upload))
     expires = max(1, int((upload.expires_at - timezone.now()).total_seconds()))
     if not upload.multipart_id:
         form = client.generate_presigned_post(
@@ -181,6 +256,9 @@ def where_to_send(upload: DirectUpload) -> dict[str, Any]:
                     "Key": key,
                     "UploadId": upload.multipart_id,
                     "PartNumber": number,
+                    # Signed: S3 refuses a part of any other size (a 1 MiB part's URL
+                    # took 40 MiB before), so the parts hold no more than was declared.
+                    "ContentLength": size,
                 },
                 ExpiresIn=expires,
             ),
@@ -212,16 +290,16 @@ def complete(upload_id: uuid.UUID, *, owner_id: int | None = None) -> tuple[int,
                 code="upload_expired",
                 detail="This direct upload expired before it was completed; start another.",
             )
-        rejection = _check_object(upload)
-        if rejection is not None:
-            return _refuse(upload, rejection)
-        return _record(upload)
+        checked = _check_object(upload)
+        if isinstance(checked, Rejection):
+            return _refuse(upload, checked)
+        return _record(upload, etag=checked)
 
 
-def _check_object(upload: DirectUpload) -> Rejection | None:
-    """None when the object is what was declared; raises NotArrived."""
+def _check_object(upload: DirectUpload) -> Rejection | str:
+    """The object's ETag when it is what was declared, else why not; raises NotArrived."""
     client, bucket = _s3()
-    key = object_key(upload.storage_key)
+    key = object_key(arrival_name(upload))
     if upload.multipart_id:
         _finish_multipart(client, bucket, key, upload)
     try:
@@ -243,7 +321,7 @@ def _check_object(upload: DirectUpload) -> Rejection | None:
     head_bytes = first["Body"].read()
     if PDF_MAGIC not in head_bytes:
         return not_a_pdf(head_bytes)
-    return None
+    return str(head["ETag"])
 
 
 def _finish_multipart(client: Any, bucket: str, key: str, upload: DirectUpload) -> None:
@@ -289,9 +367,14 @@ def part_sizes(size: int, part: int) -> dict[int, int]:
     return {n: min(part, size - (n - 1) * part) for n in range(1, count + 1)}
 
 
-def _missing(exc: Exception) -> bool:
+def _error_code(exc: Exception) -> str:
+    """S3's error code in a botocore ClientError ("" for any other exception)."""
     error = getattr(exc, "response", None) or {}
-    return error.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NoSuchUpload")
+    return str(error.get("Error", {}).get("Code", ""))
+
+
+def _missing(exc: Exception) -> bool:
+    return _error_code(exc) in ("404", "NoSuchKey", "NoSuchUpload")
 
 
 def _refuse(upload: DirectUpload, rejection: Rejection) -> tuple[int, dict]:
@@ -302,15 +385,18 @@ def _refuse(upload: DirectUpload, rejection: Rejection) -> tuple[int, dict]:
         "error": {"code": rejection.code, "detail": rejection.detail},
     }
     _remember(upload, DirectUploadStatus.REFUSED, rejection.http_status, body)
-    key = upload.storage_key
-    transaction.on_commit(lambda: default_storage.delete(key))
+    _delete_on_commit(arrival_name(upload))
     return rejection.http_status, body
 
 
-def _record(upload: DirectUpload) -> tuple[int, dict]:
-    """The document and its job, in one statement (documents.insert); or, for bytes the
-    owner already has (a declared sha256), that document again, as an upload answers."""
-    if refusal := quotas.check(user_id=upload.owner_id, new_documents=1, new_bytes=upload.size):
+def _record(upload: DirectUpload, *, etag: str) -> tuple[int, dict]:
+    """The document and its job, in one statement (documents.insert), a form's bytes moved
+    to the document's key; or, for bytes the owner already has (a declared sha256), that
+    document again, as an upload answers."""
+    refusal = quotas.check(
+        user_id=upload.owner_id, new_documents=1, new_bytes=upload.size, completing=upload.id
+    )
+    if refusal:
         raise refusal
     document = Document(
         id=upload.document_id,
@@ -330,10 +416,11 @@ def _record(upload: DirectUpload) -> tuple[int, dict]:
         document=document, webhook_url=upload.webhook_url, public_url=upload.public_url
     )
     if job is not None:
+        if not upload.multipart_id:
+            _move_into_place(upload, etag=etag)
         accepted = Accepted(document=document, job=job)
     else:
-        key = upload.storage_key
-        transaction.on_commit(lambda: default_storage.delete(key))
+        _delete_on_commit(arrival_name(upload))
         accepted = duplicate_of(
             owner_id=upload.owner_id,
             sha256=upload.sha256,
@@ -343,6 +430,32 @@ def _record(upload: DirectUpload) -> tuple[int, dict]:
     body = answer_of(upload, accepted)
     _remember(upload, DirectUploadStatus.COMPLETED, 202, body)
     return 202, body
+
+
+def _move_into_place(upload: DirectUpload, *, etag: str) -> None:
+    """Copy a form's checked bytes from its staging key to the document's (inside the
+    bucket), only if they are still the bytes checked; the staging key goes on commit.
+    The form could be posted again meanwhile: then NotArrived, and nothing is recorded."""
+    client, bucket = _s3()
+    staging = staging_name(upload.id)
+    try:
+        client.copy_object(
+            Bucket=bucket,
+            Key=object_key(upload.storage_key),
+            CopySource={"Bucket": bucket, "Key": object_key(staging)},
+            CopySourceIfMatch=etag,
+            ContentType="application/pdf",
+            MetadataDirective="REPLACE",
+        )
+    except Exception as exc:
+        if _missing(exc) or _error_code(exc) in ("412", "PreconditionFailed"):
+            raise NotArrived("The file changed while it was being checked.") from None
+        raise
+    _delete_on_commit(staging)
+
+
+def _delete_on_commit(name: str) -> None:
+    transaction.on_commit(lambda: default_storage.delete(name))
 
 
 def unverified_sha256(upload_id: uuid.UUID) -> str:

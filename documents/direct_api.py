@@ -21,6 +21,7 @@ from documents.direct_serializers import DirectUploadIn
 from documents.idempotency import fingerprint
 from documents.models import DirectUpload
 from documents.refusal import Refusal
+from documents.uploads import display_name
 
 
 class DirectUploadViewSet(viewsets.GenericViewSet):
@@ -34,9 +35,12 @@ class DirectUploadViewSet(viewsets.GenericViewSet):
 
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
         """A start is admitted as an upload is (the backlog, the user's rate, jobs in
-        flight and quota), before its body is read."""
+        flight and quota), before its body is read; a completion counts against the
+        user's rate (it reads the bucket)."""
         if self.action != "create":
             super().initial(request, *args, **kwargs)
+            if self.action == "complete":
+                admission.throttle_request(user_id=signed_in_user(request).pk)
             return
         request.defer_csrf = True  # type: ignore[attr-defined]
         admission.admit(signed_in=lambda: self._signed_in(request, *args, **kwargs), quota=True)
@@ -98,7 +102,7 @@ def _declared(data: dict[str, Any]) -> direct.Declared:
     sent = [data["webhook_url"]] if data.get("webhook_url") else []
     webhook_url = intake.checked_webhook_url(sent)
     return direct.Declared(
-        filename=data["filename"],
+        filename=display_name(data["filename"]),
         size=data["size"],
         sha256=data.get("sha256", "").lower(),
         webhook_url=webhook_url,

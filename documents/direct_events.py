@@ -13,8 +13,10 @@ Two formats are read, whichever the S3 server sends:
 
 Events come at least once and in any order: each (bucket, key, ETag) is acted on once
 (StorageEvent), and completing an upload twice gives the same answer anyway. An object
-for an upload that expired is deleted. Objects of no direct upload (an upload's own
-bytes, a part of a multipart upload) are left alone.
+for an upload that expired is deleted, and so is a form posted again to the staging key
+of an upload that ended. Objects of no direct upload (an upload's own bytes, a part of a
+multipart upload) are left alone, and a key outside INGEST_S3_PREFIX is refused: it is
+none of the service's.
 """
 
 import base64
@@ -24,10 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_plus
 
+from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from documents import direct
-from documents.models import DirectUpload, DirectUploadStatus, StorageEvent
+from documents.models import DirectUploadStatus, StorageEvent
 from documents.refusal import Refusal
 
 log = logging.getLogger(__name__)
@@ -90,17 +93,23 @@ def handle(created: Created) -> str:
     """Act on one event, once: what became of it, in a word (for the log and the test)."""
     if not direct.available() or created.bucket != direct.bucket_name():
         return "other bucket"
+    if not direct.in_prefix(created.key):
+        return "refused: outside_prefix"
     try:
         with transaction.atomic():
             StorageEvent.objects.create(bucket=created.bucket, key=created.key, etag=created.etag)
     except IntegrityError:
         return "seen"
-    upload = DirectUpload.objects.filter(storage_key=direct.name_of(created.key)).first()
+    name = direct.name_of(created.key)
+    upload = direct.upload_of(name)
     if upload is None:
         return "no upload"
     if upload.status == DirectUploadStatus.EXPIRED:
         direct.delete_object(upload)
         return "expired: deleted"
+    if upload.status != DirectUploadStatus.STARTED and name == direct.staging_name(upload.id):
+        default_storage.delete(name)  # the form posted again after its upload ended
+        return "ended: deleted"
     try:
         status, _ = direct.complete(upload.id)
     except direct.NotArrived:

@@ -5,6 +5,10 @@ needed), those past their expiry are expired and their bytes deleted, and old ro
 Each pass looks at the started uploads it looked at least recently (`checked_at`), at
 most RECONCILE_PER_PASS of them: a HEAD for a form upload, the parts listed for a
 multipart one. An upload whose bytes arrived is completed within a pass or two.
+
+Each pass also lists the staging keys forms post to, and deletes what lies there for an
+upload no longer started: a form posted again after its upload was completed, refused,
+expired or erased (its policy lasts until the upload's expiry), so nothing stays parked.
 """
 
 import logging
@@ -82,7 +86,27 @@ def expire() -> list:
     return expired
 
 
+def sweep_staging() -> list[str]:
+    """Delete the staged objects of uploads no longer started; the names deleted."""
+    if not direct.available():
+        return []
+    staged = {name: direct.staged_upload_id(name) for name in direct.staged()}
+    # Listed first, asked second: an upload started after the listing has nothing listed.
+    started = set(
+        DirectUpload.objects.filter(
+            id__in=[upload_id for upload_id in staged.values() if upload_id],
+            status=DirectUploadStatus.STARTED,
+        ).values_list("id", flat=True)
+    )
+    left = [name for name, upload_id in staged.items() if upload_id not in started]
+    direct.delete_names(left)
+    if left:
+        log.info("deleted %d objects posted to direct uploads that had ended", len(left))
+    return left
+
+
 def every_pass() -> None:
-    """Reconcile, then expire."""
+    """Reconcile, expire, then clear the staging keys of uploads that ended."""
     reconcile()
     expire()
+    sweep_staging()

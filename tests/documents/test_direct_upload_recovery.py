@@ -17,13 +17,13 @@ from config import metrics
 from documents import direct_sweep
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from tests.documents.conftest import BUCKET, storages_for_environment
-from tests.documents.test_direct_uploads import complete, send_form, start
+from tests.documents.test_direct_uploads import arrival_key, complete, send_form, start
 from tests.factories import make_pdf
 from tests.harness.s3 import S3Server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TOKEN = "storage-events-secret"
+TOKEN = "storage-events-secret-of-32-characters"
 
 
 def s3_event(key: str, etag: str = "abc") -> dict:
@@ -53,17 +53,18 @@ def test_the_buckets_event_completes_an_upload_once(alice_client, s3_bucket, bro
     content = make_pdf()
     started = start(alice_client, content)
     send_form(started, content)
-    key = DirectUpload.objects.get(id=started["upload_id"]).storage_key
+    key = arrival_key(started)
+    stored = DirectUpload.objects.get(id=started["upload_id"]).storage_key
 
     first = post_event(s3_event(key))
     again = post_event(s3_event(key))
 
     assert first.json()["handled"] == [{"key": key, "outcome": "completed: 202"}]
     assert again.json()["handled"] == [{"key": key, "outcome": "seen"}]
-    assert Document.objects.filter(storage_key=key).count() == 1
+    assert Document.objects.filter(storage_key=stored).count() == 1
     # The client's own completion, late, gets the same answer.
     assert complete(alice_client, started).json()["document_id"] == str(
-        Document.objects.get(storage_key=key).id
+        Document.objects.get(storage_key=stored).id
     )
 
 
@@ -106,7 +107,7 @@ def test_an_upload_never_sent_expires_and_its_late_bytes_are_deleted(
     assert late.status_code == 410
     assert late.json()["code"] == "upload_expired"
 
-    key = DirectUpload.objects.get(id=started["upload_id"]).storage_key
+    key = arrival_key(started)
     s3_bucket.put_object(Bucket=BUCKET, Key=key, Body=content)  # arrives after all
     with override_settings(INGEST_STORAGE_EVENTS_TOKEN=TOKEN):
         answer = post_event(s3_event(key))

@@ -8,6 +8,7 @@ import pytest
 import requests
 from django.test import override_settings
 
+from documents import direct
 from documents.models import DirectUpload, Document
 from jobs.models import JobStatus
 from tests.conftest import wait_until_terminal
@@ -34,6 +35,17 @@ def send_form(started: dict, content: bytes) -> requests.Response:
 
 def complete(client, started: dict):
     return client.post(started["complete_url"].split("testserver", 1)[-1])
+
+
+def arrival_key(started: dict) -> str:
+    """Where the upload's bytes arrive in the (unprefixed) test bucket."""
+    return direct.arrival_name(DirectUpload.objects.get(id=started["upload_id"]))
+
+
+def nothing_at(s3_bucket, *keys: str) -> bool:
+    return all(
+        "Contents" not in s3_bucket.list_objects_v2(Bucket=BUCKET, Prefix=key) for key in keys
+    )
 
 
 def padded_pdf(size: int) -> bytes:
@@ -95,14 +107,14 @@ def test_the_bucket_takes_no_other_size_than_the_declared_one(alice_client, s3_b
 def test_an_object_of_another_size_is_refused_and_deleted(alice_client, s3_bucket, broker):
     content = make_pdf()
     started = start(alice_client, content)
-    key = DirectUpload.objects.get(id=started["upload_id"]).storage_key
+    key = arrival_key(started)
     s3_bucket.put_object(Bucket=BUCKET, Key=key, Body=content[:-10])  # past the policy
 
     answer = complete(alice_client, started)
 
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "size_mismatch"
-    assert "Contents" not in s3_bucket.list_objects_v2(Bucket=BUCKET, Prefix=key)
+    assert nothing_at(s3_bucket, key, DirectUpload.objects.get(id=started["upload_id"]).storage_key)
     assert not Document.objects.exists()
 
 
@@ -117,7 +129,7 @@ def test_an_object_that_is_not_a_pdf_is_refused_and_deleted(alice_client, s3_buc
     assert answer.json()["error"]["code"] == "not_a_pdf"
     assert "PNG" in answer.json()["error"]["detail"]
     key = DirectUpload.objects.get(id=started["upload_id"]).storage_key
-    assert "Contents" not in s3_bucket.list_objects_v2(Bucket=BUCKET, Prefix=key)
+    assert nothing_at(s3_bucket, key, arrival_key(started))
 
 
 def test_completing_before_the_bytes_arrive_says_so(alice_client, s3_bucket, broker):
@@ -189,7 +201,7 @@ def test_a_declared_sha256_of_bytes_already_kept_answers_the_existing_document(
     assert answer.json()["duplicate"] is True
     assert answer.json()["document_id"] == kept["document_id"]
     key = DirectUpload.objects.get(id=second["upload_id"]).storage_key
-    assert "Contents" not in s3_bucket.list_objects_v2(Bucket=BUCKET, Prefix=key)
+    assert nothing_at(s3_bucket, key, arrival_key(second))
 
 
 def test_a_large_file_goes_in_parts_and_a_failed_part_is_sent_again_alone(
