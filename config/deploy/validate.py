@@ -8,7 +8,10 @@
 - and what no schema knows: each Procfile line is still the command of its compose service
   and of its Kubernetes workload, every variable they set is one config/variables.py
   documents, each lane's KEDA threshold is the threads one of its pods runs, and the
-  workers' grace periods outlast Dramatiq's shutdown timeout.
+  workers' grace periods outlast Dramatiq's shutdown timeout;
+- and that compose.yaml writes no password: every secret variable is required
+  (`${NAME:?message}`, never a `${NAME:-default}` fallback), every password in a URL is one,
+  and Redis runs with `--requirepass`.
 
 One line per file validated; each problem is a line naming the file, the object and the
 error, and the exit status is then 1. Nothing is fetched: the schemas come from installed
@@ -21,6 +24,7 @@ import json
 import re
 import shlex
 import sys
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -116,7 +120,10 @@ def check_compose(path: Path, procfile: dict[str, str], report: Report) -> None:
     services = (compose.get("services") or {}) if isinstance(compose, dict) else {}
     if not problems:
         problems += compose_project_problems(services, procfile)
-    report.file(path, problems, f"Compose Specification, {len(services)} services")
+        problems += compose_secret_problems(compose)
+    report.file(
+        path, problems, f"Compose Specification, {len(services)} services, no password written"
+    )
 
 
 def compose_project_problems(services: dict[str, Any], procfile: dict[str, str]) -> list[str]:
@@ -163,6 +170,83 @@ def compose_project_problems(services: dict[str, Any], procfile: dict[str, str])
             f"environment of {', '.join(names)}: {variable} is not a setting of the "
             "service (config/variables.py)"
         )
+    return problems
+
+
+# Variables that hold a secret, by name: DJANGO_SECRET_KEY, POSTGRES_PASSWORD, REDIS_PASSWORD,
+# INGEST_S3_SECRET_ACCESS_KEY, INGEST_*_TOKEN.
+SECRET_NAME = re.compile(r"PASSWORD|SECRET|TOKEN")
+# A variable with a fallback: compose's ${NAME:-x} or ${NAME-x}, or the container shell's
+# $${NAME:-x}. A fallback written here is a password anyone who reads the file knows.
+FALLBACK = re.compile(r"\$\{(\w+):?-")
+# A variable compose refuses to start without (unset or empty): ${NAME:?message}.
+REQUIRED = re.compile(r"\$\{(\w+):\?[^}]*\}")
+# The user information of a URL (`scheme://user:password@host`), ${...} whole.
+USERINFO = re.compile(r"[a-z][a-z0-9+.-]*://((?:\$\{[^}]*\}|[^@/\s\"'])*)@")
+# The backing services' URLs, which must carry a password.
+WITH_PASSWORD = ("postgres://", "postgresql://", "redis://", "rediss://")
+
+
+def strings(node: object, at: str = "", seen: set[int] | None = None) -> Iterator[tuple[str, str]]:
+    """Every string in a parsed YAML document, with where it is (services.web.command.2).
+    What an alias repeats (`*ingest-env` in every service) is the same object: it is
+    walked once, where it first appears."""
+    seen = set() if seen is None else seen
+    if isinstance(node, str):
+        yield at or "(top level)", node
+    elif isinstance(node, dict | list) and id(node) not in seen:
+        seen.add(id(node))
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            yield from strings(value, f"{at}.{key}" if at else str(key), seen)
+
+
+def url_password(userinfo: str) -> str | None:
+    """The password of a URL's `user:password` (a colon inside ${...} is not the one)."""
+    depth = 0
+    for position, character in enumerate(userinfo):
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if character == ":" and depth == 0:
+            return userinfo[position + 1 :]
+    return None
+
+
+def required_secret(text: str) -> bool:
+    found = REQUIRED.fullmatch(text)
+    return found is not None and bool(SECRET_NAME.search(found.group(1)))
+
+
+def compose_secret_problems(compose: dict[str, Any]) -> list[str]:
+    """compose.yaml writes no password: see the module's docstring."""
+    problems = []
+    for at, text in strings(compose):
+        for name in FALLBACK.findall(text):
+            if SECRET_NAME.search(name):
+                problems.append(
+                    f"{at}: {name} falls back to a default password; require it instead, "
+                    f"${{{name}:?set {name}}}"
+                )
+        for userinfo in USERINFO.findall(text):
+            password = url_password(userinfo)
+            if password is not None and not required_secret(password):
+                problems.append(
+                    f"{at}: the URL's password is not a required variable (${{NAME:?message}})"
+                )
+        if text.startswith(WITH_PASSWORD) and not any(
+            url_password(userinfo) for userinfo in USERINFO.findall(text)
+        ):
+            problems.append(f"{at}: the URL has no password; give it ${{NAME:?message}}")
+    for name, service in (compose.get("services") or {}).items():
+        if str(service.get("image", "")).startswith("redis"):
+            command = [str(part) for part in service.get("command") or []]
+            after = (
+                command[command.index("--requirepass") + 1 :] if "--requirepass" in command else []
+            )
+            if not after or not required_secret(after[0]):
+                problems.append(
+                    f"services.{name}.command: Redis without a password; add --requirepass "
+                    "${REDIS_PASSWORD:?set REDIS_PASSWORD}"
+                )
     return problems
 
 
