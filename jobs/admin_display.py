@@ -7,37 +7,23 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from jobs.models import JobStatus
 from jobs.redact import scrub
 from jobs.services import REPLACED, Retried
 
-STATUS_COLOURS: dict[str, str] = {
-    JobStatus.QUEUED: "#6c757d",
-    JobStatus.PROCESSING: "#0d6efd",
-    JobStatus.SUCCEEDED: "#198754",
-    JobStatus.FAILED: "#dc3545",
-    JobStatus.CANCELLED: "#343a40",
-}
-
-# Tracebacks and error details are long single-spaced text: wrap them instead of letting
-# one line widen the whole page.
-PRE_STYLE = "white-space: pre-wrap; max-width: 80em; margin: 0"
+# The admin's styles are in static/css/admin.css (templates/admin/base_site.html links it):
+# the Content-Security-Policy allows no style attributes.
 
 
 def status_badge(status: str) -> SafeString:
-    """A job status as a coloured label (white on colour reads in light and dark themes)."""
-    colour = STATUS_COLOURS.get(status, "#6c757d")
-    return format_html(
-        '<span style="background: {}; color: #fff; padding: 1px 7px; border-radius: 8px">{}</span>',
-        colour,
-        status,
-    )
+    """A job status as a coloured label (white on colour reads in light and dark themes):
+    the colour is its class's, `status-<status>`."""
+    return format_html('<span class="status-badge status-{}">{}</span>', status, status)
 
 
 def preformatted(text: str) -> SafeString | None:
     """Text kept as written (tracebacks), escaped: it may quote a file or a provider.
     Scrubbed of credentials again, for rows stored before jobs.redact existed."""
-    return format_html('<pre style="{}">{}</pre>', PRE_STYLE, scrub(text)) if text else None
+    return format_html('<pre class="wrapped">{}</pre>', scrub(text)) if text else None
 
 
 def short_age(delta: timedelta) -> str:

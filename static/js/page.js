@@ -484,6 +484,14 @@
       if (event.detail.target && event.detail.target.id === "rows") statusShown();
     });
 
+    // The list's and a row's polls (hx-trigger `every`, data-poll="when-needed") go only
+    // when ingestNeedsPolling says so. Here, not as a filter in hx-trigger, which htmx
+    // would run through Function(): the Content-Security-Policy runs no eval.
+    document.body.addEventListener("htmx:confirm", function (event) {
+      var elt = event.detail.elt;
+      if (event.detail.triggeringEvent || !elt || elt.getAttribute("data-poll") !== "when-needed") return;
+      if (!window.ingestNeedsPolling()) event.preventDefault();
+    });
     document.body.addEventListener("htmx:wsOpen", function () {
       socketUp = true;
       setLive("live", "live");

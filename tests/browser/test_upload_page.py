@@ -244,8 +244,10 @@ def test_rows_still_finish_through_polling_when_the_socket_server_dies(
     )
     for name in ("annual.pdf", "budget.pdf"):
         expect(row(page, name)).to_have_attribute("data-status", "processing")
-    # While the socket is down the rows poll every INGEST_PAGE_POLL_SECONDS (1 s here).
-    expect(page.locator("#listing")).to_have_attribute("hx-trigger", re.compile(r"every 1s\["))
+    # While the socket is down the rows poll every INGEST_PAGE_POLL_SECONDS (1 s here):
+    # page.js lets those polls go only while they are needed (data-poll="when-needed").
+    expect(page.locator("#listing")).to_have_attribute("hx-trigger", re.compile(r"every 1s$"))
+    expect(page.locator("#listing")).to_have_attribute("data-poll", "when-needed")
 
     servers.ws.kill()  # SIGKILL daphne: the socket drops mid-run
     polls.clear()
