@@ -15,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 
 from config import embedded, proxy_env, secret_key
 from config.env import (
@@ -69,6 +70,29 @@ SECURE_HSTS_SECONDS = INGEST_HSTS_SECONDS if INGEST_HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("INGEST_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("INGEST_HSTS_PRELOAD", False)
 
+# --------------------------------------------------------------------------- content security
+
+# The Content-Security-Policy of every answer (django-csp). Scripts and styles come from
+# this origin's files, or are inline and carry the request's nonce (request.csp_nonce):
+# no inline event handlers, no javascript: URLs, no style attributes, no eval. Pages
+# connect to this origin, and config/csp.py adds the status socket (INGEST_WS_URL or
+# WS_PORT) and, with INGEST_S3_BUCKET, the bucket's origin; the API's docs pages add
+# data: images and ReDoc's blob: worker. No plugins, no <base> elsewhere, forms post
+# here only, and no other page may frame these (as X-Frame-Options: DENY says too).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -95,6 +119,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # X-Forwarded-Proto/-Host believed from INGEST_TRUSTED_PROXIES only (config/proxies.py).
     "config.proxies.TrustedProxiesMiddleware",
+    # The Content-Security-Policy header and request.csp_nonce (config/csp.py); before the
+    # page for a host name the site does not answer to, so that page has the header too.
+    "config.csp.ContentSecurityPolicyMiddleware",
     # A host name not in DJANGO_ALLOWED_HOSTS: a 400 page that says so, before get_host().
     "config.middleware.DisallowedHostMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -5,7 +5,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from config import redoc
+from config import csp, redoc
 from config.accounts.urls import urlpatterns as accounts_urls
 from config.api_docs_access import SchemaPermission, docs_page
 from config.api_fallbacks import NoSuchEndpoint
@@ -58,10 +58,14 @@ urlpatterns = [
     ),
     path(
         "api/docs/",
-        docs_page(SpectacularSwaggerView.as_view(url_name="schema")),
+        csp.SWAGGER_UI(docs_page(SpectacularSwaggerView.as_view(url_name="schema"))),
         name="api-docs",
     ),
-    path("api/redoc/", docs_page(redoc.RedocView.as_view(url_name="schema")), name="api-redoc"),
+    path(
+        "api/redoc/",
+        csp.REDOC(docs_page(redoc.RedocView.as_view(url_name="schema"))),
+        name="api-redoc",
+    ),
     path("api/redoc/redoc.standalone.js", redoc.bundle, name="api-redoc-bundle"),
     path("api/uploads/events/", StorageEventsView.as_view(), name="storage-events"),
     *router.urls,

@@ -14,7 +14,6 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.http.request import split_domain_port
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -27,6 +26,7 @@ from documents import direct, downloads, intake, labels, rows, services
 from documents.models import Document
 from documents.pending import pending_documents
 from documents.refusal import Refusal
+from documents.socket_url import status_socket_url
 from jobs import failures
 from jobs.models import JobAttempt, JobStatus
 from search import pages as search_pages
@@ -84,17 +84,6 @@ def _listing(request: HttpRequest) -> dict:
     }
 
 
-def _ws_url(request: HttpRequest) -> str:
-    """Where the page opens its status socket: INGEST_WS_URL if set (absolute, or a path
-    on this host when one ASGI server serves everything), else this host on WS_PORT,
-    where the Procfile's `ws` process (daphne) listens."""
-    if settings.INGEST_WS_URL:
-        return settings.INGEST_WS_URL
-    scheme = "wss" if request.is_secure() else "ws"
-    host, _ = split_domain_port(request.get_host())  # an IPv6 address keeps its brackets
-    return f"{scheme}://{host}:{settings.WS_PORT}/ws/status/"
-
-
 def _search(request: HttpRequest, document: Document | None = None) -> dict:
     """The search box's results (of `document` only, when given), and how many of the
     documents searched are still being processed and not searched yet."""
@@ -134,7 +123,7 @@ def _page(request: HttpRequest) -> HttpResponse:
     # the direct uploads' limit.
     direct_uploads = direct.available()
     context.update(
-        ws_url=_ws_url(request),
+        ws_url=status_socket_url(request),
         direct_uploads=direct_uploads,
         max_upload_bytes=settings.INGEST_MAX_DIRECT_UPLOAD_BYTES
         if direct_uploads
@@ -281,7 +270,7 @@ def _detail(
         "preview": "\n\n".join(preview)[:PREVIEW_CHARACTERS],
         "preview_truncated": length > PREVIEW_CHARACTERS,
         "versions": downloads.versions_of(document),
-        "ws_url": _ws_url(request),
+        "ws_url": status_socket_url(request),
         "poll_seconds": settings.INGEST_PAGE_POLL_SECONDS,
         "max_upload_bytes": settings.INGEST_MAX_UPLOAD_BYTES,
         # A search result's link: the passage it found, whole, with the query's words.
