@@ -46,8 +46,8 @@ class ContentSecurityPolicyMiddleware(CSPMiddleware):
     def process_response(
         self, request: HttpRequest, response: HttpResponseBase
     ) -> HttpResponseBase:
-        # Every page's policy has a nonce, whether or not its template asked for one
-        # (django-csp makes it on first use): what a page may run does not depend on it.
+        # Every page's policy names a nonce, whether or not its template used one
+        # (django-csp makes it on first use), so every page answers the same policy.
         nonce = getattr(request, "csp_nonce", None)
         if nonce is not None and response.get("Content-Type", "").startswith("text/html"):
             str(nonce)
