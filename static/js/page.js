@@ -254,7 +254,9 @@
       var key = line.slice(0, colon).trim();
       var value = line.slice(colon + 1).trim();
       if (value === "true" || value === "false") metadata[key] = value === "true";
-      else if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value)) metadata[key] = Number(value);
+      // A number JavaScript cannot hold exactly (a long one turns into Infinity, then
+      // null in JSON) is sent as the text it is.
+      else if (/^-?(0|[1-9][0-9]{0,14})(\.[0-9]+)?$/.test(value)) metadata[key] = Number(value);
       else metadata[key] = value;
     });
     if (given.problem) {

@@ -20,7 +20,8 @@ def test_labels_go_with_an_upload_show_on_its_row_and_filter_the_list(
     sign_in(page, "tara")
     page.locator("#upload-labels summary").click()
     page.locator("#upload-tags").fill("contracts, 2024")
-    page.locator("#upload-metadata").fill("client: acme\nyear: 2024")
+    long_number = "9" * 5000  # more than JavaScript holds: kept as the text it is
+    page.locator("#upload-metadata").fill(f"client: acme\nyear: 2024\nserial: {long_number}")
     page.locator("#files").set_input_files(pdf("signed.pdf", make_pdf(pages=1, seed=41)))
     expect(row(page, "signed.pdf")).to_have_attribute(
         "data-status", "succeeded", timeout=STATE_TIMEOUT_MS
@@ -32,7 +33,7 @@ def test_labels_go_with_an_upload_show_on_its_row_and_filter_the_list(
     signed = in_thread(lambda: Document.objects.get(filename="signed.pdf"))
     assert (signed.tags, signed.metadata) == (
         ["contracts", "2024"],
-        {"client": "acme", "year": 2024},
+        {"client": "acme", "year": 2024, "serial": long_number},
     )
     expect(row(page, "signed.pdf").locator("a.tag")).to_have_text(["contracts", "2024"])
     expect(row(page, "memo.pdf").locator("a.tag")).to_have_count(0)
