@@ -4,7 +4,7 @@ connect-src that depend on the request or on the storage.
 The policy itself is CONTENT_SECURITY_POLICY in config/settings.py. The pages also talk
 to two other origins, which this middleware adds to connect-src on each answer:
 
-- the status socket the upload page and a document's page open (documents.socket_url):
+- the status socket the upload page and a document's page open (documents.page.socket.url):
   another port of the page's own host by default, or INGEST_WS_URL;
 - with INGEST_S3_BUCKET, the bucket that direct uploads are POSTed and PUT to
   (static/js/direct.js), at whatever origin boto3 signs their URLs for.
@@ -28,7 +28,7 @@ from django.core.exceptions import DisallowedHost
 from django.core.files.storage import storages
 from django.http import HttpRequest, HttpResponseBase
 
-from documents.socket_url import status_socket_url
+from documents.page.socket.url import status_socket_url
 
 log = logging.getLogger(__name__)
 

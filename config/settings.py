@@ -128,7 +128,7 @@ MIDDLEWARE = [
     # ?q=a%00b: 400 `invalid` before any view meets text Postgres cannot hold.
     "config.middleware.RefuseNulMiddleware",
     # What became of each upload and how long its 202 took (ingest_uploads_total, ...).
-    "documents.metrics.UploadMetrics",
+    "documents.front_door.metrics.UploadMetrics",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -455,20 +455,20 @@ INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
 # --------------------------------------------------------------------------- accept path
 
 INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
-# Direct uploads (documents/direct.py): the browser or the client sends the bytes straight
+# Direct uploads (documents/direct/uploads.py): the browser or the client sends the bytes straight
 # to the bucket, so these limits are the bucket's, not the web process's.
 INGEST_MAX_DIRECT_UPLOAD_BYTES = env_int("INGEST_MAX_DIRECT_UPLOAD_BYTES", 5 * 1024**3, minimum=1)
 INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS = env_int(
     "INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS", 900, minimum=60
 )
 # Direct uploads started and not ended that one user may have, and their declared bytes
-# together: what one account can park in the bucket, quotas or none (documents.quotas).
+# together: what one account can park in the bucket, quotas or none (documents.front_door.quotas).
 INGEST_MAX_DIRECT_UPLOADS_IN_FLIGHT = env_int("INGEST_MAX_DIRECT_UPLOADS_IN_FLIGHT", 20, minimum=1)
 INGEST_MAX_DIRECT_BYTES_IN_FLIGHT = env_int(
     "INGEST_MAX_DIRECT_BYTES_IN_FLIGHT", 10 * 1024**3, minimum=1
 )
 # The bearer token the bucket's object-created notifications carry to
-# POST /api/uploads/events/ (documents.direct_events); unset, that endpoint answers 404.
+# POST /api/uploads/events/ (documents.direct.events); unset, that endpoint answers 404.
 INGEST_STORAGE_EVENTS_TOKEN = env_str("INGEST_STORAGE_EVENTS_TOKEN")
 if INGEST_STORAGE_EVENTS_TOKEN and len(INGEST_STORAGE_EVENTS_TOKEN) < 32:
     # It is the only thing between anyone and the completion of others' uploads.
@@ -486,7 +486,7 @@ INGEST_MAX_BACKLOG = env_int("INGEST_MAX_BACKLOG", 5000, minimum=1)
 INGEST_MAX_QUEUE_AGE_SECONDS = env_int("INGEST_MAX_QUEUE_AGE_SECONDS", 900, minimum=1)
 INGEST_MAX_INFLIGHT_PER_USER = env_int("INGEST_MAX_INFLIGHT_PER_USER", 1000, minimum=1)
 INGEST_UPLOAD_THROTTLE_RATE = env_str("INGEST_UPLOAD_THROTTLE_RATE", "120/min")
-# Per-user quotas on kept documents and their bytes (documents/quotas.py); 0: no limit.
+# Per-user quotas on kept documents and their bytes (documents/front_door/quotas.py); 0: no limit.
 INGEST_MAX_DOCUMENTS_PER_USER = env_int("INGEST_MAX_DOCUMENTS_PER_USER", 0, minimum=0)
 INGEST_MAX_BYTES_PER_USER = env_int("INGEST_MAX_BYTES_PER_USER", 0, minimum=0)
 INGEST_TOKEN_CACHE_SECONDS = env_int("INGEST_TOKEN_CACHE_SECONDS", 10, minimum=0)
@@ -494,7 +494,7 @@ INGEST_TOKEN_CACHE_SECONDS = env_int("INGEST_TOKEN_CACHE_SECONDS", 10, minimum=0
 # (a session or an API token; the docs pages send others to the sign-in page).
 INGEST_API_DOCS_PUBLIC = env_bool("INGEST_API_DOCS_PUBLIC", True)
 INGEST_IDEMPOTENCY_TTL_SECONDS = env_int("INGEST_IDEMPOTENCY_TTL_SECONDS", 24 * 3600, minimum=1)
-# What the sweeper prunes (documents/retention.py): history older than this many days.
+# What the sweeper prunes (documents/upkeep/retention.py): history older than this many days.
 INGEST_RETAIN_DAYS = env_int("INGEST_RETAIN_DAYS", 90, minimum=1)
 # Django refuses a request with more files than this before our own, friendlier limit can.
 DATA_UPLOAD_MAX_NUMBER_FILES = max(1000, INGEST_MAX_FILES_PER_REQUEST + 1)

@@ -10,10 +10,10 @@ from config.accounts.urls import urlpatterns as accounts_urls
 from config.api_docs_access import SchemaPermission, docs_page
 from config.api_fallbacks import NoSuchEndpoint
 from config.health import healthz
-from documents import pages
-from documents.api import DocumentViewSet, DownloadWithoutSlash
-from documents.direct_api import DirectUploadViewSet, StorageEventsView
-from documents.search_api import SearchView
+from documents.api.search import SearchView
+from documents.api.views import DocumentViewSet, DownloadWithoutSlash
+from documents.direct.api import DirectUploadViewSet, StorageEventsView
+from documents.page import views as page
 from jobs.api import JobDetailView
 from jobs.ops.exporter import metrics
 from jobs.webhooks.api import EndpointViewSet, SigningSecretView
@@ -30,15 +30,15 @@ router.register("api/webhooks", EndpointViewSet, basename="webhook-endpoint")
 router.register("api/uploads", DirectUploadViewSet, basename="direct-upload")
 
 urlpatterns = [
-    path("", pages.index, name="home"),
+    path("", page.index, name="home"),
     path("accounts/", include(accounts_urls)),
-    path("documents/rows/", pages.listing, name="page-listing"),
-    path("documents/<uuid:document_id>/", pages.detail, name="page-detail"),
-    path("documents/<uuid:document_id>/row/", pages.row, name="page-row"),
-    path("documents/<uuid:document_id>/retry/", pages.retry, name="page-retry"),
-    path("documents/<uuid:document_id>/delete/", pages.delete, name="page-delete"),
-    path("documents/<uuid:document_id>/labels/", pages.relabel, name="page-labels"),
-    path("search/", pages.search_results, name="page-search"),
+    path("documents/rows/", page.listing, name="page-listing"),
+    path("documents/<uuid:document_id>/", page.detail, name="page-detail"),
+    path("documents/<uuid:document_id>/row/", page.row, name="page-row"),
+    path("documents/<uuid:document_id>/retry/", page.retry, name="page-retry"),
+    path("documents/<uuid:document_id>/delete/", page.delete, name="page-delete"),
+    path("documents/<uuid:document_id>/labels/", page.relabel, name="page-labels"),
+    path("search/", page.search_results, name="page-search"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico where a page names no icon (the API's JSON, files).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg")), name="favicon"),

@@ -9,9 +9,9 @@ from django.http import HttpRequest
 from django.utils.safestring import SafeString
 
 from config.pagination import EstimatedCountPaginator
-from documents.erasure import erase_user
 from documents.models import ALL_VERSIONS, Document
-from documents.services import delete_document
+from documents.services.deletion import delete_document
+from documents.upkeep.erasure import erase_user
 from jobs.admin_display import status_badge
 from jobs.models import Job
 
@@ -62,7 +62,7 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 class ErasingUserAdmin(UserAdmin):
-    """Django's user admin, whose delete erases (documents/erasure.py): the files, the
+    """Django's user admin, whose delete erases (documents/upkeep/erasure.py): the files, the
     events and the cached query embeddings go too, in batches, not one long cascade."""
 
     def get_deleted_objects(

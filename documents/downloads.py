@@ -19,8 +19,8 @@ from django.http import FileResponse, HttpResponseRedirect
 from django.http.response import HttpResponseBase
 from django.utils.http import content_disposition_header
 
-from documents import services
 from documents.models import Document
+from documents.services import uploads
 from jobs.models import Job
 
 
@@ -29,7 +29,8 @@ class NoSuchVersion(Exception):
 
 
 class VersionPruned(Exception):
-    """The version was replaced long ago and removed by retention (documents/retention.py)."""
+    """The version was replaced long ago and removed by retention
+    (documents/upkeep/retention.py)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def _stored(document: Document, number: int, first: Job, latest: Job) -> StoredV
     if number == document.version:
         key, filename = document.storage_key, document.filename
     else:
-        key = first.storage_key or services.storage_key(
+        key = first.storage_key or uploads.storage_key(
             owner_id=document.owner_id, document_id=document.id, version=number
         )
         filename = first.filename or document.filename

@@ -61,8 +61,8 @@ class Document(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            # Dedupe: identical bytes are one document per owner. Uploads insert with
-            # ON CONFLICT on exactly these columns (documents.insert.insert_document_with_job).
+            # Dedupe: identical bytes are one document per owner. Uploads insert with ON
+            # CONFLICT on exactly these columns (documents.services.insert).
             models.UniqueConstraint(fields=["owner", "sha256"], name="one_document_per_content")
         ]
         indexes = [
@@ -116,9 +116,10 @@ class DirectUploadStatus(models.TextChoices):
 
 
 class DirectUpload(models.Model):
-    """A file its owner sends straight to the bucket (`POST /api/uploads/`, documents.direct):
-    what was declared at the start, where the bytes are to go, and, once completed (by
-    the client, a storage event or the sweeper), the answer every later completion gets."""
+    """A file its owner sends straight to the bucket (`POST /api/uploads/`,
+    documents.direct.uploads): what was declared at the start, where the bytes are to go,
+    and, once completed (by the client, a storage event or the sweeper), the answer every
+    later completion gets."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -143,7 +144,7 @@ class DirectUpload(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)
-    # When the sweeper last looked for its object (documents.direct_sweep), oldest first.
+    # When the sweeper last looked for its object (documents.direct.sweep), oldest first.
     checked_at = models.DateTimeField(null=True, blank=True)
     # The completion's answer, given again to every later completion.
     answer_status = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -160,7 +161,7 @@ class DirectUpload(models.Model):
 
 
 class StorageEvent(models.Model):
-    """An object-created event of the bucket, acted on once (documents.direct_events):
+    """An object-created event of the bucket, acted on once (documents.direct.events):
     events come at least once, and in any order."""
 
     bucket = models.CharField(max_length=255)
@@ -179,7 +180,7 @@ class StorageEvent(models.Model):
 
 
 class RetentionMark(models.Model):
-    """How far one of retention's walks over the jobs has come (documents/retention.py):
+    """How far one of retention's walks over the jobs has come (documents/upkeep/retention.py):
     every job up to (`at`, `job_id`) in the walk's order has been looked at, so a pass
     reads only what crossed the cutoff since the last, however many jobs there are."""
 

@@ -187,7 +187,7 @@ class JobAdmin(admin.ModelAdmin):
         return False  # see the module docstring: state changes go through the actions
 
     def has_delete_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
-        return False  # a job goes with its document (documents.services.delete_document)
+        return False  # a job goes with its document (documents.services.deletion.delete_document)
 
     def has_retry_permission(self, request: HttpRequest) -> bool:
         return has_job_permission(request, "change")

@@ -1,4 +1,4 @@
-"""What admission control reads of the jobs (documents.admission decides with it): the
+"""What admission control reads of the jobs (documents.front_door.admission decides with it): the
 service's backlog in one statement, and one user's jobs in flight.
 
 Both are counts of `jobs_job`, kept here so that no other app reads job rows for them.

@@ -246,7 +246,7 @@ class Job(models.Model):
             # have one, not a scan of them all (jobs.admin_filters.ErrorCodeFilter).
             models.Index(fields=["error_code"], name="job_error_code", condition=~Q(error_code="")),
             # The admin's list, newest first, and retention's walk of the newer versions
-            # (documents/retention.py) read the jobs in order of creation. Partial on a
+            # (documents/upkeep/retention.py) read the jobs in order of creation. Partial on a
             # condition every job meets and only those two state (ALL_VERSIONS): a query
             # for one owner's jobs newest first must not pick it, since it would read
             # past every other account's newer jobs (the planner takes the owner's rows

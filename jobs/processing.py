@@ -29,7 +29,7 @@ from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from config import metrics
 from config.unavailable import STORAGE_RETRY_SECONDS, STORAGE_WAIT_SECONDS, storage_unavailable
-from documents import services as documents
+from documents.services import processing as documents
 from jobs import services
 from jobs.lease import LeaseKeeper
 from jobs.models import Job, Lane, Stage

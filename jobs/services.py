@@ -580,7 +580,7 @@ def retry_jobs(*, job_ids: list[uuid.UUID], file_failures_too: bool = False) -> 
 
 def record_retry(*, job_ids: list[uuid.UUID], now: datetime | None = None) -> None:
     """Someone retried these jobs (an operator, retry_jobs; an owner, whose retry is a new
-    job, documents.services.retry_document): their last attempts are stamped `retried_at`
+    job, documents.services.retries.retry_document): their last attempts are stamped `retried_at`
     for the ops history's retries. A job that never had an attempt has nothing to stamp."""
     last = JobAttempt.objects.filter(job=OuterRef("job")).order_by("-number")
     JobAttempt.objects.filter(job__in=job_ids, number=Subquery(last.values("number")[:1])).update(

@@ -1,6 +1,6 @@
 """The search box of the pages: results as the person types, as an htmx fragment.
 
-`GET /search/?q=...` (documents/pages.py `search_results`, which knows whose documents are
+`GET /search/?q=...` (documents/page/views.py `search_results`, which knows whose documents are
 whose) answers the fragment of results when htmx asks for it, and a whole page (the same
 results under a search form) otherwise: a bookmark, a reload, a browser without
 JavaScript. The search is search.query's hybrid one, over the signed-in user's ready

@@ -3,11 +3,13 @@ history gets the minute's row, the job counts are folded, a queue that waited to
 alerts, jobs waiting behind idle threads and webhook deliveries whose message was lost are
 sent again, direct uploads whose bytes arrived are completed and those never completed
 expire, expired Idempotency-Key rows are deleted (nothing else deletes them), and what is
-past INGEST_RETAIN_DAYS is pruned (documents/retention.py, jobs/webhooks/retention.py)."""
+past INGEST_RETAIN_DAYS is pruned (documents/upkeep/retention.py, jobs/webhooks/retention.py)."""
 
 import logging
 
-from documents import direct_sweep, idempotency, retention
+from documents.direct import sweep as direct_sweep
+from documents.front_door import idempotency
+from documents.upkeep import retention
 from jobs.ops import alerts, counts, history, idle
 from jobs.webhooks import retention as webhook_retention
 from jobs.webhooks import sweep

@@ -1,6 +1,6 @@
 """OpenAPI descriptions of the webhooks API: responses, errors and examples.
 
-Kept apart from the views so each view still reads in one screen (as documents/api_docs.py).
+Kept apart from the views so each view still reads in one screen (as documents/api/docs.py).
 """
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema

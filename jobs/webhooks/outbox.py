@@ -95,7 +95,7 @@ def record(job: Job, *, status: str, chunks: int = 0) -> None:
         return
     # The document's row lock orders its events as their transactions commit: a failure
     # of version 1 cannot get an earlier created_at than version 2's success yet commit
-    # after it (completions take the same lock, documents.services.lock_for_completion).
+    # after it (completions take the same lock, documents.services.processing.lock_for_completion).
     document = Document.objects.select_for_update().filter(id=job.document_id)
     found = document.values("filename", "page_count", "tags", "metadata").first() or {
         "filename": "",

@@ -1,5 +1,5 @@
 """Webhook events past INGEST_RETAIN_DAYS with no delivery still pending go, with their
-deliveries and attempts (the cascade), a few batches a sweep (documents/retention.py says
+deliveries and attempts (the cascade), a few batches a sweep (documents/upkeep/retention.py says
 what else the sweeper prunes)."""
 
 from datetime import datetime

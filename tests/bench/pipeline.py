@@ -33,7 +33,7 @@ def measure(files: list[Path], small: int) -> dict[str, float]:
     from django.contrib.auth.models import User
     from django.core.files.base import ContentFile
 
-    from documents.services import create_upload
+    from documents.services.uploads import create_upload
     from jobs import processing, services
     from search.pipeline.extract import extract_document
 

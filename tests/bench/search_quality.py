@@ -48,7 +48,7 @@ def ingest(files: list[Path], username: str) -> tuple[int, dict[str, float]]:
     from django.contrib.auth.models import User
     from django.core.files.base import ContentFile
 
-    from documents.services import create_upload
+    from documents.services.uploads import create_upload
     from jobs import processing, services
 
     owner = User.objects.create_user(username)

@@ -10,7 +10,7 @@ import schemathesis
 from rest_framework.test import APIClient
 
 from config.accounts.tokens import issue_token
-from documents import admission
+from documents.front_door import admission
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload
 from tests.factories import make_document

@@ -21,7 +21,7 @@ from django.core.files.storage import FileSystemStorage, default_storage
 from django.test import override_settings
 from storages.backends.s3 import S3Storage
 
-from documents import consumers
+from documents.page.socket import consumer
 from tests.harness.s3 import S3Server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -121,5 +121,5 @@ def status_row_threads(django_db_setup, django_db_blocker) -> Iterator[None]:
     """The status consumer reads rows on its own threads, each holding a connection to the
     test database; end them before the database is dropped (their connections go with them)."""
     yield
-    consumers.ROW_THREADS.shutdown(wait=True)
+    consumer.ROW_THREADS.shutdown(wait=True)
     gc.collect()

@@ -15,7 +15,7 @@ from django.db import close_old_connections
 from django.test import Client
 
 from config.accounts.tokens import issue_token
-from documents import admission
+from documents.front_door import admission
 from documents.models import Document
 from jobs.models import Job, JobStatus
 from tests.factories import make_document, make_pdf

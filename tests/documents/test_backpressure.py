@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from documents import admission
+from documents.front_door import admission
 from documents.models import Document
 from jobs import backlog
 from jobs.models import Job, JobStatus

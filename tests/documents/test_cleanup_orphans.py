@@ -17,8 +17,8 @@ from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection
 
-from documents import orphans
 from documents.models import Document
+from documents.upkeep import orphans
 from tests.conftest import pdf_upload
 from tests.factories import make_pdf
 

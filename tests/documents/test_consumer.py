@@ -7,8 +7,8 @@ from django.conf import settings
 from django.test import Client
 
 from config.ws_app import application
-from documents.consumers import row_fragment
-from documents.services import delete_document
+from documents.page.socket.consumer import row_fragment
+from documents.services.deletion import delete_document
 from jobs import notify, services
 from jobs.models import Job, JobStatus
 from tests.factories import make_document

@@ -10,8 +10,8 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
-from documents import socket_slots
-from documents.consumers import MESSAGE_TOO_BIG, TOO_MANY_SOCKETS, UNAUTHENTICATED
+from documents.page.socket import slots
+from documents.page.socket.consumer import MESSAGE_TOO_BIG, TOO_MANY_SOCKETS, UNAUTHENTICATED
 from jobs import notify
 from jobs.models import JobStatus
 from tests.documents.test_consumer import session_headers, socket
@@ -132,17 +132,17 @@ def test_a_user_gets_at_most_the_configured_number_of_sockets(alice, bob, settin
         opened, codes = await open_sockets(alices, 4)
 
         assert codes == [None, None, None, TOO_MANY_SOCKETS]
-        assert socket_slots.taken(alice.pk) == 3
+        assert slots.taken(alice.pk) == 3
         # Another user is not counted against Alice.
         bobs, bob_codes = await open_sockets(bobs_headers, 1)
         assert bob_codes == [None]
         # Closing one gives its slot back.
         await close_all(opened[:1])
-        assert socket_slots.taken(alice.pk) == 2
+        assert slots.taken(alice.pk) == 2
         again, again_codes = await open_sockets(alices, 1)
         assert again_codes == [None]
         await close_all(opened[1:] + again + bobs)
-        assert socket_slots.taken(alice.pk) == 0
+        assert slots.taken(alice.pk) == 0
 
     async_to_sync(scenario)()
 
@@ -150,13 +150,13 @@ def test_a_user_gets_at_most_the_configured_number_of_sockets(alice, bob, settin
 def test_slots_of_a_process_that_died_free_themselves_when_their_leases_end(alice, settings):
     settings.INGEST_WS_MAX_PER_USER = 2
     # A process took two slots and died without giving them back.
-    assert socket_slots.take(alice.pk, "dead-process-1")
-    assert socket_slots.take(alice.pk, "dead-process-2")
+    assert slots.take(alice.pk, "dead-process-1")
+    assert slots.take(alice.pk, "dead-process-2")
     headers = session_headers(alice)
 
     async def scenario() -> None:
         _, refused = await open_sockets(headers, 1)
-        await asyncio.sleep(socket_slots.lease_seconds() + 0.2)
+        await asyncio.sleep(slots.lease_seconds() + 0.2)
         opened, accepted = await open_sockets(headers, 1)
 
         assert refused == [TOO_MANY_SOCKETS]
@@ -172,7 +172,7 @@ def test_an_open_socket_keeps_its_slot_beyond_one_lease(alice, settings):
 
     async def scenario() -> None:
         opened, codes = await open_sockets(headers, 1)
-        await asyncio.sleep(socket_slots.lease_seconds() + 0.5)  # renewed at each check
+        await asyncio.sleep(slots.lease_seconds() + 0.5)  # renewed at each check
         _, later = await open_sockets(headers, 1)
         await close_all(opened)
 

@@ -9,8 +9,9 @@ import requests
 from django.db import transaction
 from django.test import override_settings
 
-from documents import direct, direct_sweep
-from documents.direct_events import Created, handle
+from documents.direct import sweep
+from documents.direct import uploads as direct
+from documents.direct.events import Created, handle
 from documents.models import DirectUpload, Document
 from tests.documents.conftest import BUCKET, settings_process, storages_for_environment
 from tests.documents.test_direct_uploads import (
@@ -141,7 +142,7 @@ def test_the_form_posted_again_after_completion_changes_nothing_and_is_deleted(
         b"".join(alice_client.get(f"/api/documents/{document.id}/file/").streaming_content)
         == content
     )
-    assert direct_sweep.sweep_staging() == [arrival_key(started)]
+    assert sweep.sweep_staging() == [arrival_key(started)]
     assert nothing_at(s3_bucket, arrival_key(started))
 
 
@@ -154,7 +155,7 @@ def test_the_form_posted_again_after_a_delete_brings_nothing_back(alice_client, 
     assert alice_client.delete(f"/api/documents/{document_id}/").status_code == 204
 
     send_form(started, content)
-    direct_sweep.sweep_staging()
+    sweep.sweep_staging()
 
     assert nothing_at(s3_bucket, key, arrival_key(started))
 
@@ -164,7 +165,7 @@ def test_the_sweeper_keeps_the_bytes_of_uploads_still_started(alice_client, s3_b
     started = start(alice_client, content)
     send_form(started, content)
 
-    assert direct_sweep.sweep_staging() == []
+    assert sweep.sweep_staging() == []
     assert complete(alice_client, started).status_code == 202
 
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config import metrics
-from documents import direct_sweep
+from documents.direct import sweep
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from tests.documents.conftest import BUCKET, storages_for_environment
 from tests.documents.test_direct_uploads import arrival_key, complete, send_form, start
@@ -83,12 +83,12 @@ def test_the_sweeper_completes_an_upload_whose_bytes_arrived(alice_client, s3_bu
     send_form(started, content)
     before = outcome("completed")
 
-    completed = direct_sweep.reconcile()
+    completed = sweep.reconcile()
 
     assert [str(upload_id) for upload_id in completed] == [started["upload_id"]]
     assert DirectUpload.objects.get(id=started["upload_id"]).status == "completed"
     assert outcome("completed") == before + 1
-    assert direct_sweep.reconcile() == []  # nothing started is left
+    assert sweep.reconcile() == []  # nothing started is left
 
 
 def test_an_upload_never_sent_expires_and_its_late_bytes_are_deleted(
@@ -101,7 +101,7 @@ def test_an_upload_never_sent_expires_and_its_late_bytes_are_deleted(
     )
     before = outcome("expired")
 
-    assert [str(i) for i in direct_sweep.expire()] == [started["upload_id"]]
+    assert [str(i) for i in sweep.expire()] == [started["upload_id"]]
     assert outcome("expired") == before + 1
     late = complete(alice_client, started)
     assert late.status_code == 410
@@ -125,7 +125,7 @@ def test_bytes_that_arrived_just_before_the_expiry_are_completed_not_deleted(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
 
-    assert direct_sweep.expire() == []
+    assert sweep.expire() == []
     assert DirectUpload.objects.get(id=started["upload_id"]).status == "completed"
 
 
@@ -138,7 +138,7 @@ def test_ended_uploads_are_forgotten_after_a_day(alice_client, s3_bucket, broker
         completed_at=timezone.now() - timedelta(days=2)
     )
 
-    direct_sweep.expire()
+    sweep.expire()
 
     assert not DirectUpload.objects.filter(id=started["upload_id"]).exists()
 
@@ -185,7 +185,7 @@ def test_a_multipart_upload_left_unfinished_expires_and_its_parts_go(
     upload = DirectUpload.objects.get(id=started["upload_id"])
     DirectUpload.objects.filter(id=upload.id).update(expires_at=timezone.now())
 
-    direct_sweep.expire()
+    sweep.expire()
 
     listed = s3_bucket.list_multipart_uploads(Bucket=BUCKET).get("Uploads", [])
     assert upload.multipart_id not in {entry["UploadId"] for entry in listed}

@@ -12,8 +12,8 @@ from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
 from config import redis_clients
-from documents import erasure
 from documents.models import Document
+from documents.upkeep import erasure
 from jobs.models import Job, JobAttempt
 from jobs.webhooks.models import Delivery, DeliveryStatus, Event
 from search.models import Chunk

@@ -1,6 +1,7 @@
-"""The front door: documents.admission.admit, one order of checks for every request that
-makes jobs (backlog, then who asks, then rate, jobs in flight and quota), and
-documents.intake, the one service that turns an admitted upload's files into documents."""
+"""The front door: documents.front_door.admission.admit, one order of checks for every
+request that makes jobs (backlog, then who asks, then rate, jobs in flight and quota), and
+documents.front_door.intake, the one service that turns an admitted upload's files into
+documents."""
 
 import json
 
@@ -8,8 +9,8 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from documents import admission
-from documents.refusal import Refusal
+from documents.front_door import admission
+from documents.front_door.refusal import Refusal
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload
 from tests.factories import make_document, make_pdf

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from documents.idempotency import forget_expired
+from documents.front_door.idempotency import forget_expired
 from documents.models import IdempotencyKey
 from jobs.ops import tick
 

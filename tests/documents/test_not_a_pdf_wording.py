@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from PIL import Image
 
-from documents import file_kinds
+from documents.front_door import file_kinds
 from documents.models import Document
 from tests.conftest import pdf_upload
 

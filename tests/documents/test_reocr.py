@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from documents import reocr
 from documents.models import Document
+from documents.upkeep import reocr
 from jobs.models import Job, JobStatus, Lane
 from search.models import Chunk
 from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal

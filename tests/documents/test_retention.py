@@ -9,8 +9,8 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from config import metrics
-from documents import retention
 from documents.models import Document
+from documents.upkeep import retention
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
 from jobs.webhooks import retention as webhook_retention
 from jobs.webhooks.models import Delivery, DeliveryStatus, Event

@@ -1,4 +1,4 @@
-"""A failure caused by the file itself is not retried (documents.services.retry_refusal),
+"""A failure caused by the file itself is not retried (documents.services.retries.retry_refusal),
 and a retry from the page is admitted as an upload is: backlog, rate and in-flight limits."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 from django.test import Client
 
-from documents import admission
+from documents.front_door import admission
 from jobs.models import Job, JobStatus
 from search.models import Chunk
 from tests.conftest import pdf_upload, wait_until_terminal

@@ -8,14 +8,14 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.files.uploadhandler import StopFutureHandlers
 
-from documents.models import Document
-from documents.uploads import (
+from documents.front_door.validation import (
     MAGIC_WINDOW,
     PDF_MAGIC,
     GuardedUploadHandler,
     RejectedFile,
     RequestTooLarge,
 )
+from documents.models import Document
 from jobs.models import JobStatus
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import make_pdf

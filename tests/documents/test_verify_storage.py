@@ -8,8 +8,8 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
-from documents import verify
 from documents.models import Document
+from documents.upkeep import verify
 from jobs.models import Job, JobStatus
 from tests.conftest import pdf_upload
 from tests.documents.test_cleanup_orphans import store

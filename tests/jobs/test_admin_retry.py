@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from documents import admission
+from documents.front_door import admission
 from jobs import failures, services
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
 from tests.factories import make_document

@@ -8,7 +8,7 @@ import time
 import psutil
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from documents.services import create_upload
+from documents.services.uploads import create_upload
 from jobs import processing, services
 from jobs.models import Job
 from search.pipeline.sandbox import CHILD_MODULE

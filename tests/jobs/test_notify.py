@@ -8,7 +8,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from documents.services import delete_document
+from documents.services.deletion import delete_document
 from jobs import notify
 from jobs.models import Job, JobStatus
 from jobs.webhooks.models import Event

@@ -3,7 +3,7 @@
 import pytest
 from django.db.models import Count
 
-from documents import services as documents
+from documents.services import deletion as documents
 from jobs import services
 from jobs.models import Job, JobStatus
 from jobs.ops import counts

@@ -13,8 +13,8 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.utils import timezone
 
-from documents import reembed
 from documents.models import Document
+from documents.upkeep import reembed
 from jobs.models import Job, JobStatus
 from search.embedding import hashing_embed
 from search.models import Chunk

@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config import humanize
-from documents.orphans import DEFAULT_MIN_AGE, CleanupReport, Orphan, cleanup_orphans
+from documents.upkeep.orphans import DEFAULT_MIN_AGE, CleanupReport, Orphan, cleanup_orphans
 
 
 class Command(BaseCommand):

@@ -1,5 +1,5 @@
 """manage.py erase_user USERNAME [--yes], or erase_user --id ID [--yes]: erase an account
-and all it holds (documents/erasure.py).
+and all it holds (documents/upkeep/erasure.py).
 
 A name and an id are given apart: a username may be all digits, and `erase_user 7` must
 never erase the user whose id is 7 when it meant the one named 7 (or the other way round).
@@ -8,8 +8,8 @@ never erase the user whose id is 7 when it meant the one named 7 (or the other w
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents.erasure import erase_user
 from documents.models import Document
+from documents.upkeep.erasure import erase_user
 
 
 class Command(BaseCommand):

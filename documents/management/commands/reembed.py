@@ -16,8 +16,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from documents import reembed
 from documents.management.waves import WaveRun
+from documents.upkeep import reembed
 from jobs import fairness
 from jobs.models import Lane
 from search.checks import column_dimensions

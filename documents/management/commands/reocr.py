@@ -1,5 +1,5 @@
 """manage.py reocr: retry, now that OCR is on, the documents that failed `no_text` before
-it was (documents/reocr.py), a wave at a time so the OCR lane sets the pace.
+it was (documents/upkeep/reocr.py), a wave at a time so the OCR lane sets the pace.
 
 Prints progress, stops queuing on Ctrl-C, and continues where it stopped when run again
 (a retried document no longer qualifies once its job is in flight or has succeeded).
@@ -13,8 +13,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents import reocr
 from documents.management.waves import WaveRun
+from documents.upkeep import reocr
 from jobs import failures, fairness
 from jobs.models import Lane
 

@@ -1,11 +1,11 @@
 """manage.py verify_storage [--fix] [--older-than SECONDS]: the database against the
-storage, both ways (documents/verify.py)."""
+storage, both ways (documents/upkeep/verify.py)."""
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config import humanize
 from documents.management.commands.cleanup_orphans import add_older_than, min_age
-from documents.verify import Found, Report, verify
+from documents.upkeep.verify import Found, Report, verify
 
 
 class Command(BaseCommand):

@@ -1,0 +1,181 @@
+"""Re-embedding (manage.py reembed): the ready documents whose vectors another embedding
+made, and queueing each as a new version of the same bytes.
+
+Which embedding made a ready version's vectors is the `embed_model` of the version's
+latest succeeded job ("<provider>:<model>:<dimensions>", search/embedding/signature.py).
+An empty one (a job that ended before it was recorded) counts as out of date: the most
+likely reason to run this command is a switch away from the default `hashing` provider,
+and treating unknown vectors as current would skip exactly those. `adopt_unrecorded`
+records the configured embedding on them instead, for a deployment that already ran it.
+
+A document is queued only while the version search serves is its latest one and no job
+of it is in flight: a newer version in flight will be embedded by the workers' settings
+anyway, and a newer version that failed is its owner's to replace or retry. The new
+version (n + 1) processes the stored bytes of version n on the batch lane; search keeps
+serving version n until n + 1 is ready (jobs/processing.py).
+"""
+
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value, Window
+from django.db.models.functions import Coalesce, RowNumber
+
+from documents.models import Document
+from documents.services.queueing import queue_same_bytes_again
+from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
+from jobs.services import record_embed_model
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which ready documents a run considers."""
+
+    target: str  # the configured embedding's signature
+    everything: bool = False  # --all: every ready document, whatever made it
+    # Only ready versions made before this (the run's start, or --before with --all): one
+    # made since was made by the workers' settings, and queueing it again changes nothing.
+    before: datetime | None = None
+    owner_id: int | None = None
+
+
+@dataclass
+class Survey:
+    """What a run would do, for --dry-run and the command's first lines."""
+
+    ready: int = 0
+    made_by: Counter[str] = field(default_factory=Counter)  # ready documents per signature
+    to_queue: int = 0
+    in_flight: int = 0  # out of date, but a job of theirs is queued or processing
+    newer_not_ready: int = 0  # out of date, and their latest version failed
+
+
+def _ready_job() -> QuerySet[Job]:
+    """The latest succeeded job of the outer document's ready version."""
+    return Job.objects.filter(
+        document=OuterRef("pk"), version=OuterRef("ready_version"), status=JobStatus.SUCCEEDED
+    ).order_by("-finished_at")
+
+
+def _annotated(scope: Scope) -> QuerySet[Document]:
+    documents = Document.objects.filter(ready_version__isnull=False)
+    if scope.owner_id is not None:
+        documents = documents.filter(owner_id=scope.owner_id)
+    return documents.annotate(
+        made_by=Coalesce(Subquery(_ready_job().values("embed_model")[:1]), Value("")),
+        made_at=Subquery(_ready_job().values("finished_at")[:1]),
+    )
+
+
+def _out_of_date(scope: Scope) -> QuerySet[Document]:
+    documents = _annotated(scope)
+    if not scope.everything:
+        documents = documents.exclude(Q(made_by=scope.target))
+    if scope.before is not None:
+        documents = documents.filter(Q(made_at__lt=scope.before) | Q(made_at__isnull=True))
+    return documents
+
+
+def _queueable() -> Q:
+    """The version search serves is the latest, and nothing of the document is in flight."""
+    in_flight = Q(current_job__status__in=IN_FLIGHT_STATUSES)
+    return Q(version=F("ready_version")) & ~in_flight
+
+
+def survey(scope: Scope) -> Survey:
+    """Counts of what a run with `scope` would find (a few queries, nothing changed)."""
+    result = Survey()
+    by_maker = _annotated(scope).values(maker=F("made_by")).order_by().annotate(n=Count("id"))
+    for row in by_maker:
+        result.made_by[row["maker"]] = row["n"]
+    result.ready = sum(result.made_by.values())
+    stale = _out_of_date(scope)
+    result.to_queue = stale.filter(_queueable()).count()
+    result.in_flight = stale.filter(current_job__status__in=IN_FLIGHT_STATUSES).count()
+    result.newer_not_ready = (
+        stale.exclude(current_job__status__in=IN_FLIGHT_STATUSES)
+        .exclude(version=F("ready_version"))
+        .count()
+    )
+    return result
+
+
+def next_candidates(scope: Scope, *, limit: int, skip: set[uuid.UUID]) -> list[uuid.UUID]:
+    """Up to `limit` documents to queue next: each owner's oldest first, owners taking
+    turns, so one account's thousand documents do not hold the lane (jobs/fairness.py
+    would let them run only half its threads anyway)."""
+    if limit <= 0:
+        return []
+    documents = (
+        _out_of_date(scope)
+        .filter(_queueable())
+        .exclude(id__in=skip)
+        .annotate(
+            turn=Window(RowNumber(), partition_by=[F("owner_id")], order_by=F("created_at").asc())
+        )
+        .order_by("turn", "created_at", "id")
+    )
+    return list(documents.values_list("id", flat=True)[:limit])
+
+
+def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
+    """Queue the document's ready bytes again as version n + 1 on the batch lane; its job
+    is sent after commit. None (nothing changed) when, under the document's row lock, it
+    no longer qualifies: deleted, a new version or a job in flight, or now up to date.
+
+    The new version reuses the stored file of version n: the bytes are the same, and a
+    version's file is kept as long as its document is (documents.services).
+    """
+    with transaction.atomic():
+        document = (
+            _out_of_date(scope)
+            .filter(_queueable(), id=document_id)
+            .select_for_update(of=("self",))
+            .first()
+        )
+        if document is None:
+            return None
+        return queue_same_bytes_again(document=document, lane=Lane.BATCH)  # never delays uploads
+
+
+def adopt_unrecorded(scope: Scope) -> int:
+    """Record the configured embedding as the maker of ready versions that have no record
+    (their jobs ended before it was kept). For a deployment that ran this embedding all
+    along and does not want them embedded again. Returns how many jobs were updated."""
+    unrecorded = _annotated(scope).filter(Q(made_by=""))
+    latest = Subquery(_ready_job().filter(embed_model="").values("id")[:1])
+    with transaction.atomic():
+        documents = list(unrecorded.values_list("id", flat=True))
+        ids = unrecorded.annotate(job_id=latest).values("job_id")
+        adopted = record_embed_model(job_ids=ids, signature=scope.target)
+        # The vector side of a search compares these documents' vectors again.
+        Document.objects.filter(id__in=documents, ready_embed_model="").update(
+            ready_embed_model=scope.target
+        )
+    return adopted
+
+
+def lane_in_flight(lane: str = Lane.BATCH) -> int:
+    """Jobs queued or processing in `lane`, whoever queued them: what a wave waits on."""
+    return Job.objects.in_flight().filter(lane=lane).count()
+
+
+DONE, FAILED = "done", "failed"
+
+
+def endings(job_ids: list[uuid.UUID], target: str) -> dict[uuid.UUID, str]:
+    """How each of these jobs that has ended ended: DONE (succeeded, made by `target`),
+    FAILED (failed, or cancelled: superseded by a newer upload, or by hand), or the
+    signature of the other embedding that made it (a worker with other settings).
+    Jobs still in flight are left out."""
+    rows = Job.objects.filter(id__in=job_ids).exclude(status__in=IN_FLIGHT_STATUSES)
+    result = {}
+    for job_id, status, made_by in rows.values_list("id", "status", "embed_model"):
+        if status != JobStatus.SUCCEEDED:
+            result[job_id] = FAILED
+        else:
+            result[job_id] = DONE if made_by == target else made_by or "an unrecorded embedding"
+    return result
