@@ -75,7 +75,7 @@ FENCED_WRITES = Counter(
     "(a batch not stored), ending.",
     ["write"],
 )
-# Direct uploads (documents.direct.uploads): started, completed (a document made, or a duplicate
+# Direct uploads (documents.direct): started, completed (a document made, or a duplicate
 # found), refused (the object was not what was declared), expired (never completed).
 DIRECT_UPLOADS = Counter(
     "ingest_direct_uploads",

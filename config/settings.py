@@ -455,7 +455,7 @@ INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
 # --------------------------------------------------------------------------- accept path
 
 INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
-# Direct uploads (documents/direct/uploads.py): the browser or the client sends the bytes straight
+# Direct uploads (documents/direct/): the browser or the client sends the bytes straight
 # to the bucket, so these limits are the bucket's, not the web process's.
 INGEST_MAX_DIRECT_UPLOAD_BYTES = env_int("INGEST_MAX_DIRECT_UPLOAD_BYTES", 5 * 1024**3, minimum=1)
 INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS = env_int(

@@ -117,7 +117,7 @@ class DirectUploadStatus(models.TextChoices):
 
 class DirectUpload(models.Model):
     """A file its owner sends straight to the bucket (`POST /api/uploads/`,
-    documents.direct.uploads): what was declared at the start, where the bytes are to go,
+    documents.direct): what was declared at the start, where the bytes are to go,
     and, once completed (by the client, a storage event or the sweeper), the answer every
     later completion gets."""
 

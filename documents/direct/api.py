@@ -1,4 +1,4 @@
-"""DRF views of direct uploads (documents.direct.uploads): start one, complete it. Thin: parse,
+"""DRF views of direct uploads (documents.direct): start one, complete it. Thin: parse,
 call the service, answer."""
 
 import secrets
@@ -17,8 +17,7 @@ from config.auth import signed_in_user
 from config.session_auth import enforce_deferred_csrf
 from documents import labels
 from documents.api.views import answered_once, api_error
-from documents.direct import api_docs, events
-from documents.direct import uploads as direct
+from documents.direct import api_docs, bucket, completion, events, starting
 from documents.direct.serializers import DirectUploadIn
 from documents.filenames import display_name
 from documents.front_door import admission, intake
@@ -60,8 +59,8 @@ class DirectUploadViewSet(viewsets.GenericViewSet):
 
     @api_docs.start
     def create(self, request: Request) -> Response:
-        if not direct.available():
-            raise direct.unavailable()
+        if not bucket.available():
+            raise bucket.unavailable()
         given = DirectUploadIn(data=request.data)
         given.is_valid(raise_exception=True)
         declared = _declared(given.validated_data)
@@ -71,8 +70,8 @@ class DirectUploadViewSet(viewsets.GenericViewSet):
             lambda: self._start(request, declared),
         )
 
-    def _start(self, request: Request, declared: direct.Declared) -> Response:
-        upload = direct.start(
+    def _start(self, request: Request, declared: starting.Declared) -> Response:
+        upload = starting.start(
             owner=signed_in_user(request), declared=declared, public_url=intake.public_url(request)
         )
         complete = reverse("direct-upload-complete", kwargs={"pk": upload.id})
@@ -80,7 +79,7 @@ class DirectUploadViewSet(viewsets.GenericViewSet):
             "upload_id": str(upload.id),
             "expires_at": upload.expires_at.isoformat(),
             "complete_url": request.build_absolute_uri(complete),
-            **direct.where_to_send(upload),
+            **starting.where_to_send(upload),
         }
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -89,8 +88,8 @@ class DirectUploadViewSet(viewsets.GenericViewSet):
     def complete(self, request: Request, pk: str) -> Response:
         upload = self.get_object()  # 404 for another owner's, or no such id
         try:
-            status_code, body = direct.complete(upload.id)
-        except direct.NotArrived as missing:
+            status_code, body = completion.complete(upload.id)
+        except completion.NotArrived as missing:
             raise Refused(
                 status_code=409,
                 code="upload_incomplete",
@@ -100,11 +99,11 @@ class DirectUploadViewSet(viewsets.GenericViewSet):
         return Response(body, status=status_code)
 
 
-def _declared(data: dict[str, Any]) -> direct.Declared:
+def _declared(data: dict[str, Any]) -> starting.Declared:
     """The start's body, its webhook URL, tags and metadata checked as an upload's are."""
     sent = [data["webhook_url"]] if data.get("webhook_url") else []
     webhook_url = intake.checked_webhook_url(sent)
-    return direct.Declared(
+    return starting.Declared(
         filename=display_name(data["filename"]),
         size=data["size"],
         sha256=data.get("sha256", "").lower(),

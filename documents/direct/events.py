@@ -29,7 +29,7 @@ from urllib.parse import unquote_plus
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
-from documents.direct import uploads as direct
+from documents.direct import bucket, completion
 from documents.front_door.refusal import Refusal
 from documents.models import DirectUploadStatus, StorageEvent
 
@@ -62,12 +62,12 @@ def _s3_record(record: Any) -> Created | None:
     if not isinstance(record, dict) or "ObjectCreated" not in str(record.get("eventName", "")):
         return None
     s3 = record.get("s3") or {}
-    bucket = (s3.get("bucket") or {}).get("name", "")
+    bucket_name = (s3.get("bucket") or {}).get("name", "")
     obj = s3.get("object") or {}
-    if not bucket or not obj.get("key"):
+    if not bucket_name or not obj.get("key"):
         return None
     # S3 writes the key URL-encoded, spaces as +.
-    return Created(bucket, unquote_plus(obj["key"]), str(obj.get("eTag", "")).strip('"'))
+    return Created(bucket_name, unquote_plus(obj["key"]), str(obj.get("eTag", "")).strip('"'))
 
 
 def _seaweedfs(body: dict) -> Created | None:
@@ -78,7 +78,7 @@ def _seaweedfs(body: dict) -> Created | None:
     parent = data.get("new_parent_path") or ""
     if entry.get("is_directory") or not parent.startswith("/buckets/"):
         return None
-    bucket, _, folder = parent[len("/buckets/") :].partition("/")
+    bucket_name, _, folder = parent[len("/buckets/") :].partition("/")
     key = f"{folder}/{entry.get('name', '')}" if folder else entry.get("name", "")
     attributes = entry.get("attributes") or {}
     md5 = attributes.get("md5") or ""
@@ -86,33 +86,33 @@ def _seaweedfs(body: dict) -> Created | None:
         etag = base64.b64decode(md5).hex() if md5 else str(attributes.get("mtime", ""))
     except ValueError:
         etag = str(md5)
-    return Created(bucket, key, etag) if bucket and entry.get("name") else None
+    return Created(bucket_name, key, etag) if bucket_name and entry.get("name") else None
 
 
 def handle(created: Created) -> str:
     """Act on one event, once: what became of it, in a word (for the log and the test)."""
-    if not direct.available() or created.bucket != direct.bucket_name():
+    if not bucket.available() or created.bucket != bucket.bucket_name():
         return "other bucket"
-    if not direct.in_prefix(created.key):
+    if not bucket.in_prefix(created.key):
         return "refused: outside_prefix"
     try:
         with transaction.atomic():
             StorageEvent.objects.create(bucket=created.bucket, key=created.key, etag=created.etag)
     except IntegrityError:
         return "seen"
-    name = direct.name_of(created.key)
-    upload = direct.upload_of(name)
+    name = bucket.name_of(created.key)
+    upload = bucket.upload_of(name)
     if upload is None:
         return "no upload"
     if upload.status == DirectUploadStatus.EXPIRED:
-        direct.delete_object(upload)
+        bucket.delete_object(upload)
         return "expired: deleted"
-    if upload.status != DirectUploadStatus.STARTED and name == direct.staging_name(upload.id):
+    if upload.status != DirectUploadStatus.STARTED and name == bucket.staging_name(upload.id):
         default_storage.delete(name)  # the form posted again after its upload ended
         return "ended: deleted"
     try:
-        status, _ = direct.complete(upload.id)
-    except direct.NotArrived:
+        status, _ = completion.complete(upload.id)
+    except completion.NotArrived:
         return "not arrived"  # an event ahead of the object: the sweeper looks again
     except Refusal as refusal:
         return f"refused: {refusal.code}"

@@ -18,7 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from config import metrics
-from documents.direct import uploads as direct
+from documents.direct import bucket, completion
 from documents.front_door.refusal import Refusal
 from documents.models import DirectUpload, DirectUploadStatus, StorageEvent
 
@@ -32,7 +32,7 @@ KEEP = timedelta(days=1)
 
 def reconcile() -> list:
     """Complete the started uploads whose bytes arrived; the ids completed."""
-    if not direct.available():
+    if not bucket.available():
         return []
     now = timezone.now()
     started = DirectUpload.objects.filter(status=DirectUploadStatus.STARTED, expires_at__gt=now)
@@ -45,8 +45,8 @@ def reconcile() -> list:
     completed = []
     for upload_id in ids:
         try:
-            direct.complete(upload_id)
-        except direct.NotArrived:
+            completion.complete(upload_id)
+        except completion.NotArrived:
             continue
         except Refusal as refusal:  # a quota reached meanwhile: said at the next look
             log.info("direct upload %s: %s", upload_id, refusal.detail)
@@ -60,7 +60,7 @@ def reconcile() -> list:
 def expire() -> list:
     """Started uploads past their expiry: expired, their bytes (parts) deleted; and the
     rows of uploads ended more than KEEP ago removed. The ids expired."""
-    if not direct.available():
+    if not bucket.available():
         return []
     now = timezone.now()
     expired = []
@@ -68,15 +68,15 @@ def expire() -> list:
         status=DirectUploadStatus.STARTED, expires_at__lte=now
     )[:RECONCILE_PER_PASS]:
         try:  # bytes that arrived in time, since the last pass, are the client's still
-            direct.complete(upload.id)
+            completion.complete(upload.id)
             continue
-        except (direct.NotArrived, Refusal):
+        except (completion.NotArrived, Refusal):
             pass
         changed = DirectUpload.objects.filter(
             id=upload.id, status=DirectUploadStatus.STARTED
         ).update(status=DirectUploadStatus.EXPIRED, completed_at=now)
         if changed:
-            direct.delete_object(upload)
+            bucket.delete_object(upload)
             metrics.DIRECT_UPLOADS.labels(outcome="expired").inc()
             expired.append(upload.id)
     DirectUpload.objects.exclude(status=DirectUploadStatus.STARTED).filter(
@@ -88,9 +88,9 @@ def expire() -> list:
 
 def sweep_staging() -> list[str]:
     """Delete the staged objects of uploads no longer started; the names deleted."""
-    if not direct.available():
+    if not bucket.available():
         return []
-    staged = {name: direct.staged_upload_id(name) for name in direct.staged()}
+    staged = {name: bucket.staged_upload_id(name) for name in bucket.staged()}
     # Listed first, asked second: an upload started after the listing has nothing listed.
     started = set(
         DirectUpload.objects.filter(
@@ -99,7 +99,7 @@ def sweep_staging() -> list[str]:
         ).values_list("id", flat=True)
     )
     left = [name for name, upload_id in staged.items() if upload_id not in started]
-    direct.delete_names(left)
+    bucket.delete_names(left)
     if left:
         log.info("deleted %d objects posted to direct uploads that had ended", len(left))
     return left

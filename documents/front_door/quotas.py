@@ -4,7 +4,7 @@ by default, and then cost nothing.
 
 A direct upload started and not yet ended counts as the document it would become, with
 its declared size: its bytes may already be in the bucket. A direct upload's parts hold
-no more than was declared (documents.direct.uploads signs their sizes), and an account has at
+no more than was declared (documents.direct.starting signs their sizes), and an account has at
 most INGEST_MAX_DIRECT_UPLOADS_IN_FLIGHT of them, of INGEST_MAX_DIRECT_BYTES_IN_FLIGHT
 declared bytes together, quotas or none: so nobody parks unbounded bytes in the bucket.
 

@@ -23,7 +23,7 @@ from rest_framework.exceptions import ValidationError
 
 from config.auth import signed_in_user
 from documents import downloads, labels
-from documents.direct import uploads as direct
+from documents.direct import bucket
 from documents.front_door import intake
 from documents.front_door.refusal import Refusal
 from documents.models import Document
@@ -125,7 +125,7 @@ def _page(request: HttpRequest) -> HttpResponse:
     status = context.pop("http_status", 200)
     # With a bucket, the page sends files straight to it (static/js/direct.js), up to
     # the direct uploads' limit.
-    direct_uploads = direct.available()
+    direct_uploads = bucket.available()
     context.update(
         ws_url=status_socket_url(request),
         direct_uploads=direct_uploads,

@@ -19,7 +19,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 
 from config import redis_clients
-from documents.direct import uploads as direct
+from documents.direct import bucket
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.services.deletion import delete_files
 from documents.upkeep.orphans import PREFIX
@@ -66,9 +66,9 @@ def erase_user(user_id: int, *, on_batch: Callable[[int], None] | None = None) -
     Works on an id whose user is already gone: the storage and the cache are swept again."""
     erased = erase_documents(owner_id=user_id, on_batch=on_batch)
     started = DirectUpload.objects.filter(owner_id=user_id, status=DirectUploadStatus.STARTED)
-    for upload in started if direct.available() else []:
+    for upload in started if bucket.available() else []:
         try:
-            direct.delete_object(upload)  # unfinished parts are no listed objects
+            bucket.delete_object(upload)  # unfinished parts are no listed objects
         except Exception:
             log.warning("erasure: could not discard direct upload %s", upload.id, exc_info=True)
     for stored in list(stored_files(default_storage, f"{PREFIX}/{user_id}")):

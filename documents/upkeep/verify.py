@@ -20,7 +20,7 @@ from typing import Any
 from django.core.files.storage import Storage, default_storage
 from django.utils import timezone
 
-from documents.direct import uploads as direct
+from documents.direct import bucket
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.upkeep.orphans import DEFAULT_MIN_AGE, PREFIX
 from jobs import services as jobs
@@ -136,9 +136,9 @@ def _fail_missing(names: list[str], owner: int) -> int:
 def stored_files(storage: Storage, directory: str) -> Iterator[Stored]:
     """Every file under `directory`, with its size and time: on S3 from the bucket's
     listing (a thousand a request, no request per file), elsewhere from the disk."""
-    bucket: Any = getattr(storage, "bucket", None)
-    if bucket is not None:
-        yield from _listed(storage, bucket, directory)
+    s3_bucket: Any = getattr(storage, "bucket", None)
+    if s3_bucket is not None:
+        yield from _listed(storage, s3_bucket, directory)
         return
     root = storage.path(directory)
     for path, _, files in os.walk(root):
@@ -149,7 +149,7 @@ def stored_files(storage: Storage, directory: str) -> Iterator[Stored]:
             yield Stored(name, status.st_size, datetime.fromtimestamp(status.st_mtime, tz=UTC))
 
 
-def _listed(storage: Any, bucket: Any, directory: str) -> Iterator[Stored]:
-    prefix = direct.object_key(directory, storage).rstrip("/") + "/"
-    for item in bucket.objects.filter(Prefix=prefix):
-        yield Stored(direct.name_of(item.key, storage), item.size, item.last_modified)
+def _listed(storage: Any, s3_bucket: Any, directory: str) -> Iterator[Stored]:
+    prefix = bucket.object_key(directory, storage).rstrip("/") + "/"
+    for item in s3_bucket.objects.filter(Prefix=prefix):
+        yield Stored(bucket.name_of(item.key, storage), item.size, item.last_modified)

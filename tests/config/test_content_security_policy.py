@@ -418,7 +418,7 @@ def test_connect_src_allows_the_aws_buckets_virtual_hosted_origin_that_uploads_a
     }
     with with_bucket(variables):
         policy = policy_of(client.get("/accounts/login/"))
-        # What documents.direct.uploads hands the page: a form signed by the storage's own client
+        # What documents.direct.starting hands the page: a form signed by the storage's own client
         # (signed here, sent nowhere).
         signed = storages["default"].connection.meta.client.generate_presigned_post(
             "page-uploads", "uploads/x.pdf"

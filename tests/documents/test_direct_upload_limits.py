@@ -9,8 +9,7 @@ import requests
 from django.db import transaction
 from django.test import override_settings
 
-from documents.direct import sweep
-from documents.direct import uploads as direct
+from documents.direct import bucket, completion, sweep
 from documents.direct.events import Created, handle
 from documents.models import DirectUpload, Document
 from tests.documents.conftest import BUCKET, settings_process, storages_for_environment
@@ -211,7 +210,7 @@ def test_a_storage_event_outside_the_prefix_is_refused(alice_client, prefixed_bu
     started = start(alice_client, content)
     send_form(started, content)
     name = arrival_key(started)
-    assert direct.object_key(name) == f"tenant-a/{name}"
+    assert bucket.object_key(name) == f"tenant-a/{name}"
 
     outside = handle(Created(BUCKET, name, "e1"))  # the same name, without the prefix
     inside = handle(Created(BUCKET, f"tenant-a/{name}", "e1"))
@@ -237,7 +236,7 @@ def test_bytes_changed_after_the_check_are_not_moved_into_place(alice_client, s3
     checked = s3_bucket.head_object(Bucket=BUCKET, Key=arrival_key(started))["ETag"]
     send_form(started, content[:-4] + b"\n%x\n")  # the form posted again meanwhile
 
-    with pytest.raises(direct.NotArrived), transaction.atomic():
-        direct._move_into_place(upload, etag=checked)
+    with pytest.raises(completion.NotArrived), transaction.atomic():
+        completion._move_into_place(upload, etag=checked)
 
     assert nothing_at(s3_bucket, upload.storage_key)

@@ -1,4 +1,4 @@
-"""Direct uploads (POST /api/uploads/, documents/direct/uploads.py): the bytes go from the client
+"""Direct uploads (POST /api/uploads/, documents/direct/): the bytes go from the client
 straight to the bucket, a real SeaweedFS server (tests/documents/conftest.py); the API
 hands out the form or the part URLs, then checks what arrived and makes the job."""
 
@@ -8,7 +8,7 @@ import pytest
 import requests
 from django.test import override_settings
 
-from documents.direct import uploads as direct
+from documents.direct import bucket
 from documents.models import DirectUpload, Document
 from jobs.models import JobStatus
 from tests.conftest import wait_until_terminal
@@ -39,7 +39,7 @@ def complete(client, started: dict):
 
 def arrival_key(started: dict) -> str:
     """Where the upload's bytes arrive in the (unprefixed) test bucket."""
-    return direct.arrival_name(DirectUpload.objects.get(id=started["upload_id"]))
+    return bucket.arrival_name(DirectUpload.objects.get(id=started["upload_id"]))
 
 
 def nothing_at(s3_bucket, *keys: str) -> bool:
