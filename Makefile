@@ -36,7 +36,7 @@ install-local-embeddings: $(VENV)/.installed-local-embeddings
 RUN_PROCESSES := web ws worker-fast worker-batch worker-ocr worker-webhooks sweeper
 RUN_PIDFILE := $${INGEST_DATA_DIR:-var}/run.pid
 run: $(VENV)/.installed-base
-	PORT=$(PORT) $(PY) -m config.procfile --check --pidfile "$(RUN_PIDFILE)" $(RUN_PROCESSES)
+	PORT=$(PORT) $(PY) -m config.tooling.procfile --check --pidfile "$(RUN_PIDFILE)" $(RUN_PROCESSES)
 	@$(MAKE) --no-print-directory ocr
 	$(PY) manage.py embedded start
 	$(PY) manage.py migrate --noinput
@@ -54,12 +54,12 @@ run: $(VENV)/.installed-base
 	@echo
 	@echo "  Stop: Ctrl-C here, or 'make stop' in another shell, stops the servers; then 'make stop-services' stops Postgres and Redis."
 	@echo
-	exec env PORT=$(PORT) $(PY) -m config.procfile --pidfile "$(RUN_PIDFILE)" --stop-with-parent $(RUN_PROCESSES)
+	exec env PORT=$(PORT) $(PY) -m config.tooling.procfile --pidfile "$(RUN_PIDFILE)" --stop-with-parent $(RUN_PROCESSES)
 
 ## make stop: stops the servers of a `make run` in another shell (or in the background), waiting until they are gone.
 .PHONY: stop
 stop: $(VENV)/.installed-base
-	$(PY) -m config.procfile --stop --pidfile "$(RUN_PIDFILE)"
+	$(PY) -m config.tooling.procfile --stop --pidfile "$(RUN_PIDFILE)"
 
 ## make browser: Debian's chromium for the browser tests (tests/browser), when missing.
 ## Nothing to do with CHROMIUM_PATH set (a browser of your own) or INGEST_SKIP_BROWSER_TESTS=1.
@@ -93,7 +93,7 @@ pgbouncer:
 OCR_LANGUAGES := eng+deu+chi_sim
 ocr: $(VENV)/.installed-base
 	@case "$${INGEST_OCR:-auto}" in off) exit 0;; esac; \
-	packages=$$($(PY) -m config.tessdata --missing "$(OCR_LANGUAGES)+$${INGEST_OCR_LANGUAGES:-eng}" | sort -u); \
+	packages=$$($(PY) -m config.common.tessdata --missing "$(OCR_LANGUAGES)+$${INGEST_OCR_LANGUAGES:-eng}" | sort -u); \
 	if [ -z "$$packages" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then sudo=; \
 	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
@@ -102,7 +102,7 @@ ocr: $(VENV)/.installed-base
 	echo "Installing Tesseract's language files from Debian's packages:" $$packages; \
 	$$sudo apt-get update && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$packages && \
-	left=$$($(PY) -m config.tessdata --missing "$(OCR_LANGUAGES)+$${INGEST_OCR_LANGUAGES:-eng}"); \
+	left=$$($(PY) -m config.common.tessdata --missing "$(OCR_LANGUAGES)+$${INGEST_OCR_LANGUAGES:-eng}"); \
 	if [ -n "$$left" ]; then echo "Still missing after the install:" $$left \
 		"(is INGEST_OCR_TESSDATA a directory of your own?)" >&2; exit 1; fi
 
@@ -176,7 +176,7 @@ scale-data: $(VENV)/.installed-dev
 ## make lint: ruff, the import contracts, mypy (django-stubs, drf-stubs), the deploy files
 ## (config/deploy/validate.py: the Kubernetes manifests against the Kubernetes schemas and
 ## KEDA's, compose.yaml against the Compose specification, both against the Procfile), the
-## configuration reference as the code writes it (python -m config.reference, in a temporary directory), the
+## configuration reference as the code writes it (python -m config.tooling.reference, in a temporary directory), the
 ## docs site built strictly (a broken link or anchor, or a page not in mkdocs.yml's nav, fails),
 ## every pinned requirement installs as a wheel on CPython 3.11-3.13, and none has a known
 ## vulnerability that a release fixes (pip-audit, requirements/audit.py).
@@ -186,9 +186,9 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(PY) config/deploy/validate.py
-	@tmp=$$(mktemp -d) && $(PY) -m config.reference --output $$tmp/configuration.md && \
+	@tmp=$$(mktemp -d) && $(PY) -m config.tooling.reference --output $$tmp/configuration.md && \
 	if diff -u docs/running/configuration.md $$tmp/configuration.md; then rm -rf $$tmp; else \
-		rm -rf $$tmp; echo "docs/running/configuration.md is out of date: run $(PY) -m config.reference" >&2; exit 1; fi
+		rm -rf $$tmp; echo "docs/running/configuration.md is out of date: run $(PY) -m config.tooling.reference" >&2; exit 1; fi
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir var/site
 	$(PY) requirements/check_wheels.py
 	$(PY) requirements/audit.py

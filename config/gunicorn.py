@@ -1,11 +1,11 @@
 """gunicorn settings for the `web` process (Procfile). Threads, not async: docs/running/serving.md.
 
 gunicorn loads this file by path, from the checkout (the Procfile's working directory),
-so `config.env` imports as it does in Django: a bad value stops gunicorn with its message.
+so `config.common.env` imports as it does in Django: a bad value stops gunicorn with its message.
 """
 
-from config.env import env_int, env_str
-from config.proxy_env import (
+from config.common.env import env_int, env_str
+from config.common.proxy_env import (
     gunicorn_forwarded_allow_ips,
     gunicorn_secure_scheme_headers,
     trust_forwarded_proto,
@@ -29,5 +29,5 @@ secure_scheme_headers = gunicorn_secure_scheme_headers(trust_forwarded_proto())
 # nothing here uses it.
 control_socket_disable = True
 # No child_exit hook for prometheus_client's mark_process_dead: it only tidies live gauges,
-# and config/metrics.py has none (a dead worker's counters must keep counting). This
+# and config/common/metrics.py has none (a dead worker's counters must keep counting). This
 # master never loads Django's settings, so it would not know the directory anyway.

@@ -2,10 +2,10 @@
 
 Loading them starts nothing and writes nothing. Nothing set gives a working service on
 this machine once `manage.py embedded start` (the first step of `make run`) has started a
-private Postgres with pgvector and a private Redis under var/ (config/embedded.py): the
+private Postgres with pgvector and a private Redis under var/ (config/tooling/embedded.py): the
 settings point at where those listen. Every variable is listed, with its default and
-meaning, in docs/running/configuration.md, which `python -m config.reference` writes from
-these reads and config/variables.py: a new variable needs its entry there.
+meaning, in docs/running/configuration.md, which `python -m config.tooling.reference` writes from
+these reads and config/tooling/variables.py: a new variable needs its entry there.
 """
 
 import os
@@ -17,8 +17,8 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 
-from config import embedded, proxy_env, secret_key
-from config.env import (
+from config.common import proxy_env, secret_key
+from config.common.env import (
     ConfigurationError,
     env_bool,
     env_choice,
@@ -29,13 +29,14 @@ from config.env import (
     env_optional_float,
     env_str,
 )
-from config.roles import process_role
-from config.tessdata import default_tessdata, languages
+from config.common.roles import process_role
+from config.common.tessdata import default_tessdata, languages
+from config.tooling import embedded
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("INGEST_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 
-# DJANGO_SECRET_KEY, else the key `make run` keeps in var/ (config/secret_key.py), else
+# DJANGO_SECRET_KEY, else the key `make run` keeps in var/ (config/common/secret_key.py), else
 # one of this process's own, for a command run before anything was started there
 # (`check`, `embedded status`): nothing it signs outlives the process.
 SECRET_KEY = env_str("DJANGO_SECRET_KEY") or secret_key.stored(DATA_DIR) or ""
@@ -75,7 +76,7 @@ SECURE_HSTS_PRELOAD = env_bool("INGEST_HSTS_PRELOAD", False)
 # The Content-Security-Policy of every answer (django-csp). Scripts and styles come from
 # this origin's files, or are inline and carry the request's nonce (request.csp_nonce):
 # no inline event handlers, no javascript: URLs, no style attributes, no eval. Pages
-# connect to this origin, and config/csp.py adds the status socket (INGEST_WS_URL or
+# connect to this origin, and config/http/csp.py adds the status socket (INGEST_WS_URL or
 # WS_PORT) and, with INGEST_S3_BUCKET, the bucket's origin; the API's docs pages add
 # data: images and ReDoc's blob: worker. No plugins, no <base> elsewhere, forms post
 # here only, and no other page may frame these (as X-Frame-Options: DENY says too).
@@ -117,16 +118,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # X-Forwarded-Proto/-Host believed from INGEST_TRUSTED_PROXIES only (config/proxies.py).
-    "config.proxies.TrustedProxiesMiddleware",
-    # The Content-Security-Policy header and request.csp_nonce (config/csp.py); before the
+    # X-Forwarded-Proto/-Host believed from INGEST_TRUSTED_PROXIES only (config/http/proxies.py).
+    "config.http.proxies.TrustedProxiesMiddleware",
+    # The Content-Security-Policy header and request.csp_nonce (config/http/csp.py); before the
     # page for a host name the site does not answer to, so that page has the header too.
-    "config.csp.ContentSecurityPolicyMiddleware",
+    "config.http.csp.ContentSecurityPolicyMiddleware",
     # A host name not in DJANGO_ALLOWED_HOSTS: a 400 page that says so, before get_host().
-    "config.middleware.DisallowedHostMiddleware",
+    "config.http.middleware.DisallowedHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # ?q=a%00b: 400 `invalid` before any view meets text Postgres cannot hold.
-    "config.middleware.RefuseNulMiddleware",
+    "config.http.middleware.RefuseNulMiddleware",
     # What became of each upload and how long its 202 took (ingest_uploads_total, ...).
     "documents.front_door.metrics.UploadMetrics",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -141,7 +142,7 @@ MIDDLEWARE = [
     # Turns a login that django-axes refused into the sign-in page with its reason, 429.
     "axes.middleware.AxesMiddleware",
     # Last, so it sees the views' exceptions first: no database → 503, not 500.
-    "config.middleware.ServiceUnavailableMiddleware",
+    "config.http.middleware.ServiceUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -332,21 +333,21 @@ FILE_UPLOAD_TEMP_DIR = env_str("INGEST_UPLOAD_TEMP_DIR", str(DATA_DIR / "tmp"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.auth.CachedTokenAuthentication",
-        "config.auth.BearerTokenAuthentication",
+        "config.accounts.authentication.CachedTokenAuthentication",
+        "config.accounts.authentication.BearerTokenAuthentication",
         # DRF's, but an upload settles its CSRF check after admission (refuse before reading).
-        "config.session_auth.SessionAuthentication",
+        "config.http.session_auth.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # DRF's three, the JSON one answering 400 parse_error for a body nested too deeply
     # for Python's parser (a RecursionError, else a 500) or a number too long for int().
     "DEFAULT_PARSER_CLASSES": [
-        "config.json_bodies.JSONParser",
+        "config.http.json_bodies.JSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "EXCEPTION_HANDLER": "config.api_errors.handle",
+    "EXCEPTION_HANDLER": "config.http.api_errors.handle",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 
@@ -366,7 +367,7 @@ SPECTACULAR_SETTINGS = {
     # The default enum hook, then the 401/403 every operation can answer (config/api_errors).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.api_errors.declare_errors",
+        "config.http.api_errors.declare_errors",
     ],
 }
 
@@ -439,7 +440,7 @@ LOGOUT_REDIRECT_URL = "login"
 INGEST_WS_URL = env_str("INGEST_WS_URL")
 WS_PORT = env_int("WS_PORT", 8001, minimum=1)
 # The web process's port (gunicorn binds PORT): with INGEST_WS_URL unset, the socket on
-# WS_PORT accepts the page's origin on this port of the same host (config/ws_origin.py).
+# WS_PORT accepts the page's origin on this port of the same host (config/http/ws_origin.py).
 WEB_PORT = env_int("PORT", 8000, minimum=0)
 # An open socket re-checks this often that its session still signs its user in (not
 # logged out, password unchanged, user active) and closes otherwise.
@@ -617,7 +618,7 @@ if INGEST_CHUNK_OVERLAP >= INGEST_CHUNK_SIZE:
 # Prometheus' multiprocess mode: every web, websocket and worker process writes its
 # counters to files here and /metrics adds them up. `make run` clears it at start
 # (manage.py clear_metrics); it must be set before prometheus_client is first imported,
-# which nothing does before the settings load. config/metrics.py makes the directory.
+# which nothing does before the settings load. config/common/metrics.py makes the directory.
 PROMETHEUS_MULTIPROC_DIR = Path(env_str("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "prometheus")))
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
 # Who may read /metrics besides loopback: these networks, or a bearer token.

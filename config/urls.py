@@ -5,11 +5,11 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from config import csp, redoc
 from config.accounts.urls import urlpatterns as accounts_urls
-from config.api_docs_access import SchemaPermission, docs_page
-from config.api_fallbacks import NoSuchEndpoint
-from config.health import healthz
+from config.http import csp, redoc
+from config.http.api_docs_access import SchemaPermission, docs_page
+from config.http.api_fallbacks import NoSuchEndpoint
+from config.http.health import healthz
 from documents.api.search import SearchView
 from documents.api.views import DocumentViewSet, DownloadWithoutSlash
 from documents.direct.api import DirectUploadViewSet, StorageEventsView
@@ -81,7 +81,7 @@ urlpatterns = [
 
 # Errors Django itself answers (while reading a request, or unhandled): JSON under /api/,
 # elsewhere pages in the site's style (templates/400.html, 403.html, 404.html, 500.html).
-handler400 = "config.api_fallbacks.bad_request"
-handler403 = "config.api_fallbacks.permission_denied"
-handler404 = "config.api_fallbacks.not_found"
-handler500 = "config.api_fallbacks.server_error"
+handler400 = "config.http.api_fallbacks.bad_request"
+handler403 = "config.http.api_fallbacks.permission_denied"
+handler404 = "config.http.api_fallbacks.not_found"
+handler500 = "config.http.api_fallbacks.server_error"

@@ -3,7 +3,7 @@
 gunicorn reads WEB_CONCURRENCY itself, with a bare int(), when it is imported, before our
 config/gunicorn.py runs: a typo there would stop the process with a ValueError traceback
 from inside gunicorn. So the settings file runs first, here, and a value it cannot use stops
-the process with config.env's one-line message; then gunicorn starts as
+the process with config.common.env's one-line message; then gunicorn starts as
 `gunicorn config.wsgi -c config/gunicorn.py` with any extra options given.
 """
 
@@ -11,7 +11,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from config.env import ConfigurationError
+from config.common.env import ConfigurationError
 
 SETTINGS = Path(__file__).with_name("gunicorn.py")
 

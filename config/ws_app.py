@@ -14,10 +14,10 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from config.ws_origin import SameOriginOnly  # noqa: E402
+from config.http.ws_origin import SameOriginOnly  # noqa: E402
 from documents.page.socket.consumer import StatusConsumer  # noqa: E402
 
-# Only this site's own pages may open it (scheme, host and port: see config/ws_origin.py);
+# Only this site's own pages may open it (scheme, host and port: see config/http/ws_origin.py);
 # the session cookie says who. Channels' documented routing: django-stubs' path() takes
 # only a view that returns an HttpResponse, and types-channels wants its own pattern type.
 websocket = SameOriginOnly(

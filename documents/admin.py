@@ -8,7 +8,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.safestring import SafeString
 
-from config.pagination import EstimatedCountPaginator
+from config.http.pagination import EstimatedCountPaginator
 from documents.models import ALL_VERSIONS, Document
 from documents.services.deletion import delete_document
 from documents.upkeep.erasure import erase_user

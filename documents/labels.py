@@ -30,7 +30,7 @@ from typing import Any
 from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
-from config import json_bodies
+from config.http import json_bodies
 from search.scope import Filters
 
 MAX_TAGS = 50
@@ -58,7 +58,7 @@ def _whole_number(text: str) -> int | _LongNumber:
 
 
 def _loads(text: str) -> Any:
-    """JSON a client sent (only ValueError: config.json_bodies), with a whole number too long
+    """JSON a client sent (only ValueError: config.http.json_bodies), with a whole number too long
     to read as a _LongNumber, so that clean_metadata can name its key."""
     return json_bodies.loads(text, parse_int=_whole_number)
 

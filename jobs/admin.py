@@ -21,9 +21,9 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from config import humanize
-from config.auth import signed_in_user
-from config.pagination import EstimatedCountPaginator
+from config.accounts.authentication import signed_in_user
+from config.common import humanize
+from config.http.pagination import EstimatedCountPaginator
 from jobs import services
 from jobs.admin_display import (
     breakable,

@@ -1,7 +1,7 @@
 """The hub: what follows a change of a job's state, once the change is committed.
 
 jobs.services calls `changed` from every place that changes a job, and nothing else
-does: the owner's pages hear of it (jobs.notify), the counters move (config.metrics), an
+does: the owner's pages hear of it (jobs.notify), the counters move (config.common.metrics), an
 operational failure alerts whoever is on call (jobs.ops.alerts), and an ending is written
 to the webhooks' outbox in the change's own transaction (jobs.webhooks.outbox). A change
 that rolls back leaves no trace in any of them. This is the one module of jobs' core
@@ -23,7 +23,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from config import metrics
+from config.common import metrics
 from jobs import notify
 from jobs.models import AttemptOutcome, Job, JobStatus
 from jobs.ops import alerts

@@ -33,7 +33,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, QuerySet
 
-from config import locks
+from config.common import locks
 from jobs.models import Job
 from jobs.queue import send_job
 

@@ -1,12 +1,12 @@
 """Dramatiq middleware: each worker process gives its session the nice value the Procfile
-started it with, so that it yields to the web process (config/priority.py says why)."""
+started it with, so that it yields to the web process (config/common/priority.py says why)."""
 
 import logging
 import os
 
 from dramatiq import Broker, Middleware
 
-from config.priority import session_led_by_dramatiq, share_nice_with_session
+from config.common.priority import session_led_by_dramatiq, share_nice_with_session
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,12 @@ from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
-from config import metrics
-from config.unavailable import STORAGE_RETRY_SECONDS, STORAGE_WAIT_SECONDS, storage_unavailable
+from config.common import metrics
+from config.common.unavailable import (
+    STORAGE_RETRY_SECONDS,
+    STORAGE_WAIT_SECONDS,
+    storage_unavailable,
+)
 from documents.services import processing as documents
 from jobs import services
 from jobs.lease import LeaseKeeper

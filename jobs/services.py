@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from config import metrics
+from config.common import metrics
 from jobs import events, failures, fairness, redact
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane, Stage
 from jobs.queue import send_job_on_commit

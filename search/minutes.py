@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import redis
 from django.conf import settings
 
-from config import redis_clients
+from config.common import redis_clients
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, register
 
-from config.tessdata import debian_package, missing_languages
+from config.common.tessdata import debian_package, missing_languages
 
 
 @register()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from config import rate_counter
+from config.common import rate_counter
 from search import query
 from search.scope import NO_FILTERS, Filters
 

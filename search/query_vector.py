@@ -20,7 +20,7 @@ import time
 import redis
 from django.conf import settings
 
-from config import redis_clients
+from config.common import redis_clients
 from search.embedding import hashing_embed, local_provider, openai_provider
 from search.pipeline.errors import PipelineError
 

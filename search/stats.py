@@ -14,7 +14,7 @@ import bisect
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from config import metrics
+from config.common import metrics
 from search import minutes
 
 PREFIX = "ingest:ops:search"

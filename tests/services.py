@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from config import embedded
+from config.tooling import embedded
 from tests.harness import services as harness
 
 _running: list[harness.PrivateServices] = []

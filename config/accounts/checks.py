@@ -33,7 +33,7 @@ def check_proxy_settings_name_the_proxies(
     app_configs: Sequence[object] | None = None, **kwargs: object
 ) -> list[CheckMessage]:
     """A warning when a setting asks to believe a proxy's headers but no proxy is named:
-    config.proxies believes forwarded headers only from INGEST_TRUSTED_PROXIES."""
+    config.http.proxies believes forwarded headers only from INGEST_TRUSTED_PROXIES."""
     if settings.INGEST_TRUSTED_PROXIES:
         return []
     asking = [

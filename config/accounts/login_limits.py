@@ -3,7 +3,7 @@ refused.
 
 The address is the connection's own unless it comes from a proxy named in
 INGEST_TRUSTED_PROXIES; then it is what that proxy wrote in X-Forwarded-For
-(config/proxies.py). Entries a client wrote are never believed: it cannot pick its own
+(config/http/proxies.py). Entries a client wrote are never believed: it cannot pick its own
 address to dodge the per-address limit. (Behind a proxy left out of the setting, every
 sign-in comes from the proxy's address, and one person's typos lock everyone out.)
 
@@ -23,7 +23,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from config import humanize, proxies
+from config.common import humanize
+from config.http import proxies
 
 
 def client_address(request: HttpRequest) -> str | None:

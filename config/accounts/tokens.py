@@ -54,8 +54,9 @@ def owned_token(user: User, token_id: int) -> ApiToken:
 
 def revoke_token(*, user: User, token_id: int) -> ApiToken:
     """Delete the user's token with this id and return it (ApiToken.DoesNotExist for an
-    unknown id or another user's). Processes that remember it (config/auth.py) refuse it
-    at the latest INGEST_TOKEN_CACHE_SECONDS later."""
+    unknown id or another user's). Processes that remember it
+    (config/accounts/authentication.py) refuse it at the latest INGEST_TOKEN_CACHE_SECONDS
+    later."""
     token = owned_token(user, token_id)
     token.delete()
     return token
@@ -65,8 +66,8 @@ def find_token(key: str) -> ApiToken | None:
     """The token with this key, its user loaded; None for an unknown key.
 
     Every request of a user this process has not seen for INGEST_TOKEN_CACHE_SECONDS
-    comes here (config/auth.py), each upload of a burst of new users among them. So it
-    is one plain statement, written once: the ORM built and compiled the same join
+    comes here (config/accounts/authentication.py), each upload of a burst of new users
+    among them. So it is one plain statement, written once: the ORM built and compiled the same join
     each time (with an ORDER BY for first()), most of the lookup's 0.8 ms of CPU."""
     sql, token_fields, user_fields = _lookup_sql()
     with connection.cursor() as cursor:

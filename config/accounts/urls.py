@@ -1,7 +1,7 @@
 """/accounts/: Django's own sign-in, sign-out and password views, with password reset off
 while no mail server is set (INGEST_EMAIL_HOST): a reset link that cannot be mailed helps
 nobody, and an open reset form lets anyone make the service send mail to any address.
-And /accounts/tokens/, where a signed-in user manages their API tokens (pages.py)."""
+And /accounts/tokens/, where a signed-in user manages their API tokens (views.py)."""
 
 from collections.abc import Callable
 
@@ -10,7 +10,7 @@ from django.contrib.auth import urls as auth_urls
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, URLResolver, path
 
-from config.accounts import pages
+from config.accounts import views
 
 RESET_VIEWS = {
     "password_reset",
@@ -37,6 +37,6 @@ def _pattern(found: URLPattern | URLResolver) -> URLPattern | URLResolver:
 
 urlpatterns = [
     *(_pattern(found) for found in auth_urls.urlpatterns),
-    path("tokens/", pages.token_list, name="api-tokens"),
-    path("tokens/<int:token_id>/revoke/", pages.token_revoke, name="api-token-revoke"),
+    path("tokens/", views.token_list, name="api-tokens"),
+    path("tokens/<int:token_id>/revoke/", views.token_revoke, name="api-token-revoke"),
 ]

@@ -35,8 +35,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-from config import embedded  # noqa: E402 (the checkout's, whatever the working directory)
-from config.procfile import read_procfile  # noqa: E402
+from config.tooling import embedded  # noqa: E402 (the checkout's, whatever the working directory)
+from config.tooling.procfile import read_procfile  # noqa: E402
 from tests.harness.s3 import S3Server  # noqa: E402
 
 PODMAN = [str(HERE / "image.sh"), "podman"]

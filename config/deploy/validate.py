@@ -6,7 +6,7 @@
   Kubernetes does not know is an error), each KEDA ScaledObject against
   schemas/keda-scaledobject-v1alpha1.json, and kustomization.yaml against the files here;
 - and what no schema knows: each Procfile line is still the command of its compose service
-  and of its Kubernetes workload, every variable they set is one config/variables.py
+  and of its Kubernetes workload, every variable they set is one config/tooling/variables.py
   documents, each lane's KEDA threshold is the threads one of its pods runs, and the
   workers' grace periods outlast Dramatiq's shutdown timeout;
 - and that compose.yaml writes no password: every secret variable is required
@@ -16,7 +16,7 @@
 One line per file validated; each problem is a line naming the file, the object and the
 error, and the exit status is then 1. Nothing is fetched: the schemas come from installed
 packages and from config/deploy/schemas/. `--deploy-dir` validates a copy of this
-directory instead (the Procfile and config/variables.py are still this checkout's).
+directory instead (the Procfile and config/tooling/variables.py are still this checkout's).
 """
 
 import argparse
@@ -38,8 +38,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-from config import variables  # noqa: E402 (the checkout's, whatever the working directory)
-from config.procfile import read_procfile  # noqa: E402
+from config.tooling import variables  # noqa: E402 (the checkout's, whatever the working directory)
+from config.tooling.procfile import read_procfile  # noqa: E402
 
 KUBERNETES_VERSION = "1.33"
 KEDA_SCHEMA = "schemas/keda-scaledobject-v1alpha1.json"
@@ -87,7 +87,7 @@ def schema_problems(validator: Any, instance: object, prefix: str = "") -> list[
 
 def shell_command(line: str) -> list[str]:
     """How compose.yaml and the manifests run a Procfile line: /bin/sh expands its
-    ${VAR:-default}s from the container's environment, as config/procfile.py does."""
+    ${VAR:-default}s from the container's environment, as config/tooling/procfile.py does."""
     return ["sh", "-c", f"exec {line}"]
 
 
@@ -168,7 +168,7 @@ def compose_project_problems(services: dict[str, Any], procfile: dict[str, str])
     for variable, names in setting.items():
         problems.append(
             f"environment of {', '.join(names)}: {variable} is not a setting of the "
-            "service (config/variables.py)"
+            "service (config/tooling/variables.py)"
         )
     return problems
 
@@ -382,7 +382,7 @@ def kubernetes_project_problems(everything: list[Resource], procfile: dict[str, 
             for variable in undocumented(keys, known):
                 problems.append(
                     f"{kind}/{name}: {variable} is not a setting of the service "
-                    "(config/variables.py)"
+                    "(config/tooling/variables.py)"
                 )
     allowed_hosts = [h.strip() for h in str(config.get("DJANGO_ALLOWED_HOSTS", "")).split(",")]
     for resource in everything:

@@ -14,9 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import rate_counter
-from config.api_errors import NOT_FOUND, Refused
-from config.auth import signed_in_user
+from config.accounts.authentication import signed_in_user
+from config.common import rate_counter
+from config.http.api_errors import NOT_FOUND, Refused
 from documents import labels
 from documents.api.docs import FILTERS, FILTERS_INVALID
 from documents.models import Document

@@ -15,10 +15,10 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_errors import Refused
-from config.auth import signed_in_user
-from config.pagination import NewestFirst
-from config.session_auth import enforce_deferred_csrf
+from config.accounts.authentication import signed_in_user
+from config.http.api_errors import Refused
+from config.http.pagination import NewestFirst
+from config.http.session_auth import enforce_deferred_csrf
 from documents import downloads, labels
 from documents.api import docs
 from documents.api.serializers import DocumentDetailOut, DocumentOut, DocumentPatchIn

@@ -12,9 +12,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_errors import Refused
-from config.auth import signed_in_user
-from config.session_auth import enforce_deferred_csrf
+from config.accounts.authentication import signed_in_user
+from config.http.api_errors import Refused
+from config.http.session_auth import enforce_deferred_csrf
 from documents import labels
 from documents.api.views import answered_once, api_error
 from documents.direct import api_docs, bucket, completion, events, starting

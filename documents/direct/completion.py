@@ -13,7 +13,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from config import metrics
+from config.common import metrics
 from documents.direct.bucket import (
     arrival_name,
     error_code,

@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from config import humanize, locks, metrics
+from config.common import humanize, locks, metrics
 from documents.direct.bucket import arrival_name, available, object_key, s3, unavailable
 from documents.front_door import quotas
 from documents.front_door.refusal import Refusal

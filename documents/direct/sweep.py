@@ -17,7 +17,7 @@ from datetime import timedelta
 from django.db.models import F
 from django.utils import timezone
 
-from config import metrics
+from config.common import metrics
 from documents.direct import bucket, completion
 from documents.front_door.refusal import Refusal
 from documents.models import DirectUpload, DirectUploadStatus, StorageEvent

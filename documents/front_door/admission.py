@@ -16,7 +16,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.utils import timezone
 
-from config import humanize
+from config.common import humanize
 from documents.front_door import quotas, throttle
 from documents.front_door.refusal import Refusal
 from jobs import backlog as jobs_backlog

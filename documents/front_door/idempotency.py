@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.pruning import in_batches
+from config.common.pruning import in_batches
 from documents.models import IdempotencyKey
 
 
@@ -71,7 +71,7 @@ def _expired(record: IdempotencyKey) -> bool:
     return record.created_at < timezone.now() - ttl
 
 
-# The sweeper prunes on each pass, as it prunes everything (config/pruning.py).
+# The sweeper prunes on each pass, as it prunes everything (config/common/pruning.py).
 PRUNE_BATCH = 1000
 PRUNE_BATCHES_PER_PASS = 10
 

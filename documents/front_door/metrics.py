@@ -1,4 +1,4 @@
-"""Middleware: what became of each upload, and how long its answer took (config.metrics).
+"""Middleware: what became of each upload, and how long its answer took (config.common.metrics).
 
 Read from the answer the API gives, in one place, whatever decided it (the throttle, the
 admission checks, the streaming handler's limits, the view):
@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from config import metrics
+from config.common import metrics
 
 UPLOAD_URLS = {"document-list", "document-versions"}
 

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db.models import Count, Min, QuerySet, Sum
 from django.utils import timezone
 
-from config import humanize
+from config.common import humanize
 from documents.front_door.refusal import Refusal
 from documents.models import DirectUpload, DirectUploadStatus, Document
 

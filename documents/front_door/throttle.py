@@ -1,9 +1,9 @@
 """The per-user upload throttle (documents.front_door.admission asks it, after the backlog
-and before the user's jobs in flight): config.rate_counter's counter, scope "uploads"."""
+and before the user's jobs in flight): config.common.rate_counter's counter, scope "uploads"."""
 
 from django.conf import settings
 
-from config import rate_counter
+from config.common import rate_counter
 
 
 def count_request(*, user_id: int) -> float | None:

@@ -23,7 +23,7 @@ from django.http import HttpRequest
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
-from config import humanize
+from config.common import humanize
 from documents.filenames import display_name
 from documents.front_door import file_kinds
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from django.db.models import QuerySet
 
-from config import humanize
+from config.common import humanize
 from documents.models import Document
 from documents.services import retries
 from jobs import failures

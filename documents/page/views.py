@@ -21,7 +21,7 @@ from django_htmx.http import trigger_client_event
 from django_htmx.middleware import HtmxDetails
 from rest_framework.exceptions import ValidationError
 
-from config.auth import signed_in_user
+from config.accounts.authentication import signed_in_user
 from documents import downloads, labels
 from documents.direct import bucket
 from documents.front_door import intake

@@ -1,9 +1,9 @@
-"""`{% load readable %}`: config/humanize.py's sizes in templates, so the page writes sizes
+"""`{% load readable %}`: config/common/humanize.py's sizes in templates, so the page writes sizes
 the way the upload refusals do ("10 MiB")."""
 
 from django import template
 
-from config import humanize
+from config.common import humanize
 
 register = template.Library()
 

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.storage import default_storage
 from django.db import transaction
 
-from config import redis_clients
+from config.common import redis_clients
 from documents.direct import bucket
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.services.deletion import delete_files

@@ -25,8 +25,8 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 from django.db.models.functions import Greatest
 
-from config import metrics
-from config.pruning import in_batches, retention_cutoff
+from config.common import metrics
+from config.common.pruning import in_batches, retention_cutoff
 from documents.models import Document, RetentionMark
 from jobs.models import Job, JobAttempt, JobStatus
 from search.pipeline.store import delete_chunks_of_versions

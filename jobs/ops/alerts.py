@@ -23,7 +23,7 @@ from django.db import transaction
 from django.urls import reverse
 from redis.commands.core import Script
 
-from config import humanize, redis_clients
+from config.common import humanize, redis_clients
 from jobs.models import Job, JobStatus
 from jobs.ops.scaling import LaneNow, lanes_now
 from jobs.queue import enqueue_by_name

@@ -1,6 +1,6 @@
 """GET /metrics: the Prometheus text format, from prometheus_client itself.
 
-What every process counted (config.metrics, in PROMETHEUS_MULTIPROC_DIR) added up by its
+What every process counted (config.common.metrics, in PROMETHEUS_MULTIPROC_DIR) added up by its
 MultiProcessCollector, and the gauges the database answers (jobs.ops.collector). Open to
 loopback (a direct request: no proxy's forwarding header), to INGEST_METRICS_ALLOW_CIDRS,
 and to `Authorization: Bearer <INGEST_METRICS_TOKEN>`; anyone else gets 403.
@@ -18,8 +18,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from config import proxies
-from config.metrics_files import MultiProcessCollector
+from config.common.metrics_files import MultiProcessCollector
+from config.http import proxies
 from jobs.ops.collector import DatabaseCollector
 from jobs.ops.worker_metrics import bearer_matches
 
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 def _from_allowed_address(request: HttpRequest) -> bool:
-    """By the client's address as config.proxies reads it: a forwarded header counts only
+    """By the client's address as config.http.proxies reads it: a forwarded header counts only
     from a trusted proxy, so nobody can claim an allowed address by writing one."""
     try:
         address = ipaddress.ip_address(proxies.client_address(request.META) or "")

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.utils.safestring import SafeString
 
-from config import humanize
+from config.common import humanize
 from jobs.models import Job, JobStatus, Lane
 from jobs.ops import heartbeat
 from jobs.ops.charts import Series, Unit, bar_chart, line_chart

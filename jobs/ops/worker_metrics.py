@@ -23,7 +23,7 @@ from django.conf import settings
 from dramatiq import Middleware
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from config.metrics_files import MultiProcessCollector
+from config.common.metrics_files import MultiProcessCollector
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from config.auth import signed_in_user
-from config.pagination import EstimatedCountPaginator
+from config.accounts.authentication import signed_in_user
+from config.http.pagination import EstimatedCountPaginator
 from jobs.admin_display import plural
 from jobs.webhooks import admin_display as show
 from jobs.webhooks import delivery, endpoints

@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from config import humanize
+from config.common import humanize
 from jobs.admin_display import preformatted
 from jobs.webhooks.models import DeliveryStatus
 
@@ -72,7 +72,7 @@ def timeline(moments: list[tuple[str, datetime | None]]) -> SafeString:
 
 
 def latency(milliseconds: int) -> str:
-    """'85 ms' under a second, then as config.humanize writes durations ('2.5 s')."""
+    """'85 ms' under a second, then as config.common.humanize writes durations ('2.5 s')."""
     if milliseconds < 1000:
         return f"{milliseconds} ms"
     return humanize.duration(milliseconds / 1000, decimals=1)

@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_errors import Refused
-from config.auth import signed_in_user
-from config.pagination import NewestFirst
+from config.accounts.authentication import signed_in_user
+from config.http.api_errors import Refused
+from config.http.pagination import NewestFirst
 from jobs.webhooks import api_docs, endpoints
 from jobs.webhooks.addresses import InvalidWebhookURL
 from jobs.webhooks.models import Endpoint

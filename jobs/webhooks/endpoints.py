@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config import locks
+from config.common import locks
 from jobs.models import Job
 from jobs.webhooks import addresses
 from jobs.webhooks.addresses import InvalidWebhookURL

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from config import locks
+from config.common import locks
 from jobs.webhooks import dispatch
 from jobs.webhooks.models import Delivery
 

@@ -7,8 +7,8 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import Q
 
-from config import metrics
-from config.pruning import in_batches, retention_cutoff
+from config.common import metrics
+from config.common.pruning import in_batches, retention_cutoff
 from jobs.webhooks.models import DeliveryStatus, Event
 
 BATCH = 500

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 import redis
 from django.conf import settings
 
-from config import redis_clients
+from config.common import redis_clients
 from search.pipeline.errors import RateLimited, TransientError
 
 # Returns {1, wait_ms} after reserving a slot that starts in wait_ms, or {0, wait_ms}

@@ -1,6 +1,6 @@
 """What the embedding provider said and how long the shared limiter made us wait.
 
-Counted twice, for two readers: Prometheus counters (config.metrics, added up across
+Counted twice, for two readers: Prometheus counters (config.common.metrics, added up across
 processes by /metrics) and per-minute totals in Redis, which the sweeper folds into the
 ops dashboard's history (jobs.ops.history) whichever machine the workers run on. The Redis
 side is best effort: a failed write costs a dashboard point, never a job.
@@ -8,7 +8,7 @@ side is best effort: a failed write costs a dashboard point, never a job.
 
 from datetime import datetime
 
-from config import metrics
+from config.common import metrics
 from search import minutes
 
 PREFIX = "ingest:ops:embed"

@@ -27,7 +27,7 @@ import platform
 import resource
 import sys
 
-from config.priority import share_nice_with_session
+from config.common.priority import share_nice_with_session
 
 # The child holds stdin, stdout, stderr, its answer pipe and the PDF, plus a module file
 # now and then while it imports.

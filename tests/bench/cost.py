@@ -30,7 +30,7 @@ from pathlib import Path
 import psycopg
 import redis
 
-from config import embedded
+from config.tooling import embedded
 from tests.bench.loadtest import client, payloads
 from tests.bench.loadtest.scenario import Params
 from tests.bench.loadtest.stack import Environment

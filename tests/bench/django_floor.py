@@ -34,7 +34,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonR
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 
-from config.health import healthz
+from config.http.health import healthz
 from tests.bench.floor import QUEUE, create_table
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

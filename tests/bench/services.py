@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from config import embedded
+from config.tooling import embedded
 from tests.harness import services as harness
 from tests.harness.manage import run_manage
 

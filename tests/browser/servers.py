@@ -21,7 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from config.embedded import free_port
+from config.tooling.embedded import free_port
 from tests.fakes.openai_server import FakeOpenAI
 from tests.harness.faults import kill_group
 

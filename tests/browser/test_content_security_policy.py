@@ -1,4 +1,4 @@
-"""The pages in chromium under their Content-Security-Policy (config/csp.py): the upload
+"""The pages in chromium under their Content-Security-Policy (config/http/csp.py): the upload
 page, a document's page, the tokens page, the admin, the ops dashboard, Swagger UI and
 ReDoc each load and still work (the live status socket, search, the Copy button, the
 admin's styles, the dashboard's charts and polling, the docs' operations and search),

@@ -10,7 +10,7 @@ import urllib.request
 import psutil
 import pytest
 
-from config.embedded import free_port
+from config.tooling.embedded import free_port
 from tests.chaos.conftest import ROOT
 from tests.conftest import eventually, pdf_upload, wait_until_terminal
 from tests.factories import make_pdf
@@ -56,7 +56,7 @@ def test_a_sigkilled_worker_pool_comes_back_and_web_never_goes_down(
     }
     with open(tmp_path / "procfile.log", "wb") as log:  # the child keeps its own copy
         runner = subprocess.Popen(
-            [sys.executable, "-m", "config.procfile", "web", "worker-fast"],
+            [sys.executable, "-m", "config.tooling.procfile", "web", "worker-fast"],
             cwd=ROOT,
             env=env,
             stdout=log,

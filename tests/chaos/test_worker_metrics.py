@@ -6,7 +6,7 @@ import urllib.request
 
 import pytest
 
-from config import embedded
+from config.tooling import embedded
 from jobs.models import JobStatus
 from jobs.ops.worker_metrics import allowed
 from tests.chaos.test_worker_crashes import upload

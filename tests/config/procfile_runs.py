@@ -29,7 +29,7 @@ def runner(
 ) -> subprocess.Popen[str]:
     """The runner on `procfile`; its stdout to `log` when given (to read while it runs)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "config.procfile", "-f", str(procfile), *args],
+        [sys.executable, "-m", "config.tooling.procfile", "-f", str(procfile), *args],
         cwd=ROOT,
         env={**os.environ, **env},
         stdout=subprocess.PIPE if log is None else log.open("w"),

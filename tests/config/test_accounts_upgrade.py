@@ -17,7 +17,7 @@ from django.db.migrations.state import ProjectState
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config import auth
+from config.accounts import authentication as auth
 
 pytestmark = pytest.mark.django_db
 

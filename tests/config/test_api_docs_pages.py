@@ -1,5 +1,5 @@
 """/api/redoc/ and /api/docs/ render from this server alone: no fonts, logos or scripts
-from another host (config/redoc.py, templates/drf_spectacular/redoc.html)."""
+from another host (config/http/redoc.py, templates/drf_spectacular/redoc.html)."""
 
 import os
 import re
@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.contrib.staticfiles import finders
 
-from config import redoc
+from config.http import redoc
 
 SKIP_VARIABLE = "INGEST_SKIP_BROWSER_TESTS"  # as tests/browser: no chromium, no test
 

@@ -9,8 +9,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
-from config import api_fallbacks
 from config.accounts.tokens import issue_token
+from config.http import api_fallbacks
 from tests.conftest import pdf_upload
 from tests.factories import make_pdf
 

@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config import auth
+from config.accounts import authentication as auth
 from config.accounts.models import ApiToken
 from config.accounts.tokens import digest_of, find_token, issue_token
 

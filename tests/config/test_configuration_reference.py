@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from config import reference, variables
+from config.tooling import reference, variables
 
 ROOT = Path(__file__).resolve().parents[2]
 # Where the service, its tools and its tests read the environment.
@@ -48,7 +48,7 @@ def first_argument(node: ast.Call | ast.Subscript, constants: dict[str, str]) ->
 
 
 def names_read(path: Path) -> set[str]:
-    """Variables a file reads: through config.env's readers (any name), or os.environ and
+    """Variables a file reads: through config.common.env's readers (any name), or os.environ and
     os.getenv (our INGEST_ and DJANGO_ names)."""
     tree = ast.parse(path.read_text())
     constants = module_constants(tree)
@@ -150,7 +150,7 @@ def write_reference(tmp_path: Path, name: str, **environment: str) -> str:
     env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG"}} | environment
     output = tmp_path / name
     subprocess.run(
-        [sys.executable, "-m", "config.reference", "--output", str(output)],
+        [sys.executable, "-m", "config.tooling.reference", "--output", str(output)],
         cwd=ROOT,
         env=env,
         check=True,

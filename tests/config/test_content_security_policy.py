@@ -1,4 +1,4 @@
-"""The Content-Security-Policy (config/csp.py, CONTENT_SECURITY_POLICY in the settings):
+"""The Content-Security-Policy (config/http/csp.py, CONTENT_SECURITY_POLICY in the settings):
 every page answers with one; its nonce is on each inline script and style of the page and
 changes with each answer; no page holds what the policy would refuse (an inline event
 handler, a javascript: URL, a style attribute, htmx attributes that htmx would evaluate);
@@ -19,7 +19,7 @@ from django.core.files.storage import storages
 from django.test import Client, override_settings
 from django.urls import path
 
-from config import csp, redoc
+from config.http import csp, redoc
 from config.urls import urlpatterns as site_urlpatterns
 from tests.documents.conftest import storages_for_environment
 from tests.factories import make_document
@@ -36,7 +36,7 @@ def broken_view(request):
 
 
 urlpatterns = [*site_urlpatterns, path("broken/", broken_view)]
-handler500 = "config.api_fallbacks.server_error"
+handler500 = "config.http.api_fallbacks.server_error"
 
 
 def policy_of(response) -> dict[str, list[str]]:
@@ -239,7 +239,7 @@ def test_each_page_has_the_policy_its_nonce_on_every_inline_script_and_nothing_i
 
 def test_the_api_docs_pages_inline_scripts_and_styles_carry_the_nonce():
     """So the check above is not vacuous. ReDoc's bundle takes the nonce of its own tag,
-    for the <style> elements it adds (config/redoc.py)."""
+    for the <style> elements it adds (config/http/redoc.py)."""
     client = Client()
     swagger = assert_strict(client.get("/api/docs/"))
     assert len(swagger.script_nonces) == len(swagger.style_nonces) == 1

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from config import embedded
+from config.tooling import embedded
 from tests.config.commands import manage
 
 

@@ -1,4 +1,5 @@
-"""Settings read from the environment fail with config.env's message, not a raw ValueError."""
+"""Settings read from the environment fail with config.common.env's message, not a raw
+ValueError."""
 
 import os
 import runpy
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from config.env import ConfigurationError
+from config.common.env import ConfigurationError
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN_CONF = ROOT / "config" / "gunicorn.py"

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Permission, User
 from django.contrib.staticfiles import finders
 from django.test import Client, RequestFactory
 
-from config import api_fallbacks
+from config.http import api_fallbacks
 
 pytestmark = pytest.mark.django_db
 

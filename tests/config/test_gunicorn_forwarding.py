@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from config.embedded import free_port
+from config.tooling.embedded import free_port
 from tests.browser.servers import WEB, ServerProcess, answers
 from tests.harness.services import database_url
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from config.humanize import duration, size
+from config.common.humanize import duration, size
 
 
 @pytest.mark.parametrize(

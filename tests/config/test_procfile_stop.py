@@ -92,7 +92,7 @@ def make_run(tmp_path: Path) -> subprocess.Popen[bytes]:
     (tmp_path / "Procfile").write_text(PROCFILE)
     (tmp_path / "Makefile").write_text(
         "run:\n"
-        f"\texec env PYTHONPATH={ROOT} {sys.executable} -m config.procfile -f Procfile "
+        f"\texec env PYTHONPATH={ROOT} {sys.executable} -m config.tooling.procfile -f Procfile "
         f"--pidfile var/run.pid --stop-with-parent --grace {GRACE:g}\n"
     )
     return subprocess.Popen(
@@ -111,7 +111,7 @@ def test_a_signal_to_make_stops_everything_within_seconds(tmp_path, signum):
     try:
         children = started(make.pid)
         [runner_process] = psutil.Process(make.pid).children()
-        assert "config.procfile" in " ".join(runner_process.cmdline()), "make's only child"
+        assert "config.tooling.procfile" in " ".join(runner_process.cmdline()), "make's only child"
 
         make.send_signal(signum)
         took = seconds_until_gone([runner_process, *children])
@@ -130,7 +130,7 @@ def test_make_stop_from_another_shell_stops_the_runner_and_waits_for_it(tmp_path
         assert pidfile.read_text().strip() == str(runner_process.pid)
 
         stop = subprocess.run(
-            [sys.executable, "-m", "config.procfile", "--stop", "--pidfile", str(pidfile)],
+            [sys.executable, "-m", "config.tooling.procfile", "--stop", "--pidfile", str(pidfile)],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -144,7 +144,7 @@ def test_make_stop_from_another_shell_stops_the_runner_and_waits_for_it(tmp_path
         make.communicate(timeout=30)
     assert make.returncode == 0
     again = subprocess.run(
-        [sys.executable, "-m", "config.procfile", "--stop", "--pidfile", str(pidfile)],
+        [sys.executable, "-m", "config.tooling.procfile", "--stop", "--pidfile", str(pidfile)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -178,9 +178,9 @@ def test_the_makefile_checks_the_ports_first_and_execs_the_runner_last():
         check=True,
     ).stdout.splitlines()
 
-    assert "config.procfile --check" in recipe[0]
+    assert "config.tooling.procfile --check" in recipe[0]
     assert recipe[-1].startswith("exec env PORT=")
-    assert "-m config.procfile" in recipe[-1]
+    assert "-m config.tooling.procfile" in recipe[-1]
     assert "--stop-with-parent" in recipe[-1]
     stop = subprocess.run(
         ["make", "-s", "-n", *installed, "stop"],
@@ -189,5 +189,5 @@ def test_the_makefile_checks_the_ports_first_and_execs_the_runner_last():
         text=True,
         check=True,
     ).stdout
-    assert "config.procfile --stop --pidfile" in stop
+    assert "config.tooling.procfile --stop --pidfile" in stop
     assert "var}/run.pid" in stop

@@ -1,4 +1,4 @@
-"""config.redis_clients: one client per process for each set of needs, and the only place
+"""config.common.redis_clients: one client per process for each set of needs, and the only place
 the product makes one."""
 
 import re
@@ -9,7 +9,8 @@ import pytest
 import redis
 from django.conf import settings
 
-from config import embedded, redis_clients
+from config.common import redis_clients
+from config.tooling import embedded
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("config", "documents", "jobs", "search")
@@ -77,4 +78,4 @@ def test_no_other_product_module_makes_a_redis_client():
         if "migrations" not in path.parts and MAKES_A_CLIENT.search(path.read_text())
     ]
 
-    assert makers == ["config/redis_clients.py"]
+    assert makers == ["config/common/redis_clients.py"]

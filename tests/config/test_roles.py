@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from config.roles import process_role
+from config.common.roles import process_role
 from tests.harness.services import database_url
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -137,7 +137,7 @@ def test_form_fields_too_large_answer_the_declared_413_body(alice_client, schema
 
 
 # Found by the fuzz test: a request whose view cannot reach the database answers 503
-# `database_unavailable` (config.middleware), on any operation, which none declared.
+# `database_unavailable` (config.http.middleware), on any operation, which none declared.
 
 
 def test_every_operation_declares_the_503_of_a_lost_database(schema):

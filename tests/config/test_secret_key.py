@@ -1,6 +1,6 @@
 """The generated SECRET_KEY: one key, private, even when several processes start at once.
 
-Each process here calls `config.secret_key.ensure` for an empty data directory at the same
+Each process here calls `config.common.secret_key.ensure` for an empty data directory at the same
 moment as the others, as `manage.py embedded start` run twice at once would; the settings
 then read that key.
 """
@@ -13,13 +13,13 @@ from pathlib import Path
 
 from django.conf import settings
 
-from config import secret_key
+from config.common import secret_key
 
 CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from config import secret_key
+    from config.common import secret_key
     go = Path(sys.argv[2])
     print("ready", flush=True)
     while not go.exists():
@@ -70,7 +70,7 @@ def test_processes_started_at_once_all_get_one_private_key(tmp_path):
 
 
 def test_a_stored_key_is_kept(tmp_path):
-    from config import secret_key
+    from config.common import secret_key
 
     (tmp_path / "secret_key").write_text("kept-key\n")
 

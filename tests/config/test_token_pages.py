@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config import auth
+from config.accounts import authentication as auth
 from config.accounts.models import ApiToken
 from config.accounts.tokens import digest_of, issue_token
 

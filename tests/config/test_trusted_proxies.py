@@ -1,4 +1,4 @@
-"""Forwarded headers are believed only from INGEST_TRUSTED_PROXIES (config/proxies.py), for
+"""Forwarded headers are believed only from INGEST_TRUSTED_PROXIES (config/http/proxies.py), for
 the client's address (the /metrics address check, the sign-in limits) and for the scheme
 and host; the `ws` process's application answers nothing but its socket."""
 
@@ -10,7 +10,7 @@ from channels.testing import HttpCommunicator
 from django.core import checks
 from django.test import Client
 
-from config import proxies
+from config.http import proxies
 from config.ws_app import application as ws_application
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from config.embedded import free_port
+from config.tooling.embedded import free_port
 from tests.browser.servers import ROOT, ServerProcess, answers
 from tests.harness.services import database_url
 

@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from config.ws_origin import origin_allowed
+from config.http.ws_origin import origin_allowed
 from tests.documents.test_consumer import connect_result, session_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)

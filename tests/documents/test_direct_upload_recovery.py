@@ -13,7 +13,7 @@ from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config import metrics
+from config.common import metrics
 from documents.direct import sweep
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from tests.documents.conftest import BUCKET, storages_for_environment

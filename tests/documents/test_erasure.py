@@ -11,7 +11,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
-from config import redis_clients
+from config.common import redis_clients
 from documents.models import Document
 from documents.upkeep import erasure
 from jobs.models import Job, JobAttempt

@@ -8,7 +8,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
-from config import metrics
+from config.common import metrics
 from documents.models import Document
 from documents.upkeep import retention
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Protocol
 
-from config import embedded
+from config.tooling import embedded
 
 
 class Restartable(Protocol):

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from config import embedded
+from config.tooling import embedded
 
 BINARY_PLACES = ("/usr/sbin/pgbouncer", "/usr/bin/pgbouncer")
 READY_SECONDS = 30.0

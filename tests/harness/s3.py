@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from config import embedded
+from config.tooling import embedded
 
 REGION = "us-east-1"
 # Every port `weed mini` opens: each server's HTTP and gRPC port (gRPC would otherwise be

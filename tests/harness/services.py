@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from config import embedded
+from config.tooling import embedded
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The admin's lists count from the planner's estimate once it is large, and exactly below
 that: a COUNT(*) over millions of jobs on every page load is what made paperless-ngx's
-list take minutes (config.pagination.estimated_count)."""
+list take minutes (config.http.pagination.estimated_count)."""
 
 import json
 import re
@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from config import pagination
+from config.http import pagination
 from jobs.models import Job, JobStatus
 from tests.jobs.admin_console import DEAD_LETTERS, JOBS, job_in, logged_in, staff_with
 

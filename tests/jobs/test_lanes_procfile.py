@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dramatiq
 
-from config.procfile import read_procfile
+from config.tooling.procfile import read_procfile
 from jobs.lanes import lane_queues
 from jobs.models import Lane
 from tests.conftest import declare_actors

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from config.procfile import read_procfile
+from config.tooling.procfile import read_procfile
 from jobs.lanes import lane_queues
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.ops.models import WorkerProcess as WorkerRow
@@ -146,7 +146,7 @@ def test_a_lane_worker_consumes_only_its_lanes_queues(
 
 @contextlib.contextmanager
 def procfile_worker(name: str, env: dict[str, str], log: Path) -> Iterator[WorkerProcess]:
-    """The Procfile's line `name`, run as config/procfile.py runs it (`sh -c "exec ..."`,
+    """The Procfile's line `name`, run as config/tooling/procfile.py runs it (`sh -c "exec ..."`,
     in its own session), with the venv's python first on the PATH as `make run` has it."""
     bin_dir = str(Path(sys.executable).parent)
     worker = WorkerProcess({**env, "PATH": f"{bin_dir}:{env.get('PATH', '')}"}, log)

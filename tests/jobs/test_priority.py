@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from config import priority
+from config.common import priority
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 AUTOGROUP = Path("/proc/self/autogroup")
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 # Calls nice_autogroup() and prints what it returned and the autogroup's line after.
 PROGRAM = (
     "import os; from pathlib import Path; from jobs.priority import YieldToWeb; "
-    "from config.priority import session_led_by_dramatiq; "
+    "from config.common.priority import session_led_by_dramatiq; "
     "ours = session_led_by_dramatiq(os.getsid(0)); YieldToWeb().after_process_boot(None); "
     "print(ours); print(Path('/proc/self/autogroup').read_text().strip())"
 )

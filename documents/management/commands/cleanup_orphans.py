@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config import humanize
+from config.common import humanize
 from documents.upkeep.orphans import DEFAULT_MIN_AGE, CleanupReport, Orphan, cleanup_orphans
 
 

@@ -3,7 +3,7 @@ storage, both ways (documents/upkeep/verify.py)."""
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config import humanize
+from config.common import humanize
 from documents.management.commands.cleanup_orphans import add_older_than, min_age
 from documents.upkeep.verify import Found, Report, verify
 

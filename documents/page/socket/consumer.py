@@ -10,7 +10,7 @@ A socket lives only as long as its session: every INGEST_WS_SESSION_CHECK_SECOND
 whether the session still signs its user in (documents/page/socket/session.py) and closes when
 not. A user holds at most INGEST_WS_MAX_PER_USER sockets across the `ws` processes
 (documents/page/socket/slots.py), and a client message beyond INGEST_WS_MAX_MESSAGE_BYTES closes
-the socket. The origin check is config/ws_origin.py's, in front of this consumer.
+the socket. The origin check is config/http/ws_origin.py's, in front of this consumer.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import math
 import redis
 from django.conf import settings
 
-from config import redis_clients
+from config.common import redis_clients
 
 log = logging.getLogger(__name__)
 

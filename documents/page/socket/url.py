@@ -1,7 +1,7 @@
 """Where the upload page and a document's page open their status socket.
 
 The pages write it in `ws-connect`, and the Content-Security-Policy's connect-src allows
-it (config/csp.py): both read it here, so the socket the page opens is the one allowed.
+it (config/http/csp.py): both read it here, so the socket the page opens is the one allowed.
 """
 
 from django.conf import settings

@@ -13,8 +13,9 @@ from urllib.parse import urlsplit, urlunsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config import embedded, secret_key
-from config.env import env_str
+from config.common import secret_key
+from config.common.env import env_str
+from config.tooling import embedded
 
 
 def postgres_status(pgdata: Path) -> str:

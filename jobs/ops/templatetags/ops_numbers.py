@@ -1,4 +1,4 @@
-"""`{% load ops_numbers %}`: config/humanize.py's durations in the ops dashboard, so its
+"""`{% load ops_numbers %}`: config/common/humanize.py's durations in the ops dashboard, so its
 ages read like the rest of the service's ("4 s", "about 3 minutes")."""
 
 from datetime import datetime
@@ -6,7 +6,7 @@ from datetime import datetime
 from django import template
 from django.utils import timezone
 
-from config import humanize
+from config.common import humanize
 
 register = template.Library()
 

@@ -5,7 +5,7 @@ threads each (a fast and a batch process of 4), the webhook deliverers and the s
 on the test hosts (tests/bench/cluster/stack.py), under the load test's burst and its
 pushers; once straight to Postgres, once through PgBouncer in transaction pooling. Twice
 a second it counts Postgres' client connections by `application_name` (each process
-names itself: config/roles.py) and, through PgBouncer, its clients by the same names and
+names itself: config/common/roles.py) and, through PgBouncer, its clients by the same names and
 its server connections; the peaks are the budget (docs/running/many-machines.md).
 """
 

@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from config.procfile import read_procfile
+from config.tooling.procfile import read_procfile
 from tests.browser.servers import ROOT, ServerProcess
 from tests.harness.netns import Host
 

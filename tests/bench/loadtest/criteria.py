@@ -6,7 +6,7 @@ import itertools
 import math
 from dataclasses import asdict, dataclass
 
-from config.unavailable import STORAGE_RETRY_SECONDS
+from config.common.unavailable import STORAGE_RETRY_SECONDS
 from jobs.reconnect import WAITS
 from tests.bench.loadtest.client import Answer
 from tests.bench.loadtest.collect import Final

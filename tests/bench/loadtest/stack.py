@@ -41,7 +41,7 @@ def supervise(
 ) -> None:
     """While `watch` is set: start again, a second later, any of `processes` that exited
     and is not `held` (the run's own to stop and start), as the Procfile runner
-    (config/procfile.py) does on a machine; each restart on record in `restarts`."""
+    (config/tooling/procfile.py) does on a machine; each restart on record in `restarts`."""
     while watch.is_set():
         for process in processes():
             if process.name in held or process.alive or not watch.is_set():
@@ -152,7 +152,7 @@ class LoadStack(Stack):
 
     def supervise(self) -> None:
         """Start again any process that exits, a second later, as the Procfile runner
-        (config/procfile.py) does in production; each restart is on record."""
+        (config/tooling/procfile.py) does in production; each restart is on record."""
         self._watch.set()
         threading.Thread(target=self._supervise, name="supervisor", daemon=True).start()
 

@@ -110,7 +110,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.engine == "rapidocr" and not engines.rapidocr_available():
         sys.exit("RapidOCR is not importable here: it is no requirement of the project.")
-    from config.tessdata import default_tessdata
+    from config.common.tessdata import default_tessdata
 
     tessdata = default_tessdata()
     pages = corpus.sample(quick=args.quick)[:: args.every]

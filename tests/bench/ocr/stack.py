@@ -30,7 +30,7 @@ from pathlib import Path
 
 import psycopg
 
-from config.embedded import free_port
+from config.tooling.embedded import free_port
 from tests.bench.loadtest import client, payloads
 from tests.bench.loadtest.payloads import Upload
 from tests.bench.services import prepare_database, start_services

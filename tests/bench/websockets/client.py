@@ -53,7 +53,8 @@ class Client:
             b"Host: 127.0.0.1:%d\r\n"
             b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
             b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
-            b"Origin: http://127.0.0.1:%d\r\n"  # the socket's own origin: see config/ws_origin.py
+            # The socket's own origin: see config/http/ws_origin.py.
+            b"Origin: http://127.0.0.1:%d\r\n"
             b"Cookie: %s=%s\r\n\r\n"
             % (port, key, port, cookie.encode(), self.user.session.encode())
         )

@@ -69,7 +69,7 @@ class Daphne(Server):
     """One daphne serving config.ws_app as the Procfile's `ws` process (start/stop as Server)."""
 
     def __init__(self, env: dict[str, str], logs: Path) -> None:
-        from config import embedded
+        from config.tooling import embedded
 
         self.label = "daphne"
         self.ready_path, self.ready_status = "/ws/status/", 426

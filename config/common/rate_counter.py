@@ -15,7 +15,7 @@ import redis
 from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from config import redis_clients
+from config.common import redis_clients
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import psutil
 
-from config.env import ConfigurationError, env_int
+from config.common.env import ConfigurationError, env_int
 
 
 @dataclass(frozen=True)

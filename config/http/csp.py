@@ -33,7 +33,7 @@ from documents.page.socket.url import status_socket_url
 log = logging.getLogger(__name__)
 
 # What the API's docs pages need beyond the policy: Swagger UI's icons are data: URLs
-# (so is the image config/redoc.py gives ReDoc's badge), and ReDoc searches in a worker
+# (so is the image config/http/redoc.py gives ReDoc's badge), and ReDoc searches in a worker
 # it starts from a blob: URL.
 SWAGGER_UI = csp_update({"img-src": ["data:"]})
 REDOC = csp_update({"img-src": ["data:"], "worker-src": ["blob:"]})

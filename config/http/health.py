@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
-from config import redis_clients
+from config.common import redis_clients
 
 TIMEOUT_SECONDS = 1
 POOL_SIZE = 2

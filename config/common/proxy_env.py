@@ -1,5 +1,5 @@
 """The proxies in front of `web` and `ws`, read from the environment once, in one way, for
-Django's settings (config/settings.py; config.proxies applies them) and for gunicorn's
+Django's settings (config/settings.py; config.http.proxies applies them) and for gunicorn's
 (config/gunicorn.py), which must believe the same proxies and the same header.
 
 gunicorn never loads Django's settings, so it reads these itself; this module imports
@@ -8,7 +8,7 @@ nothing of Django's.
 
 from ipaddress import IPv4Network, IPv6Network
 
-from config.env import env_bool, env_networks
+from config.common.env import env_bool, env_networks
 
 # The header Django reads the scheme from, with INGEST_TRUST_X_FORWARDED_PROTO on.
 PROTO_HEADER = "X-Forwarded-Proto"

@@ -48,10 +48,10 @@ def debian_package(language: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m config.tessdata --missing LANGUAGES`: the Debian packages that would
+    """`python -m config.common.tessdata --missing LANGUAGES`: the Debian packages that would
     bring the languages missing from INGEST_OCR_TESSDATA (or the default), one per line."""
     if len(argv) != 3 or argv[1] != "--missing":
-        print("usage: python -m config.tessdata --missing eng+deu", file=sys.stderr)
+        print("usage: python -m config.common.tessdata --missing eng+deu", file=sys.stderr)
         return 2
     tessdata = os.environ.get("INGEST_OCR_TESSDATA", "").strip() or default_tessdata()
     for language in missing_languages(argv[2], tessdata):

@@ -67,7 +67,7 @@ class BearerTokenAuthentication(CachedTokenAuthentication):
 class BearerScheme(OpenApiAuthenticationExtension):
     """The schema names the Bearer form apart from the Token one (same keys)."""
 
-    target_class = "config.auth.BearerTokenAuthentication"
+    target_class = "config.accounts.authentication.BearerTokenAuthentication"
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: object) -> dict[str, str]:

@@ -8,7 +8,7 @@ image address replaced by an empty data URL, which fails at once, so ReDoc drops
 (its onError handler) and keeps the text link.
 
 The bundle also adds <style> elements as it loads, which the Content-Security-Policy
-(config/csp.py) applies only with the page's nonce. They take webpack's nonce, which the
+(config/http/csp.py) applies only with the page's nonce. They take webpack's nonce, which the
 bundle leaves unset until ReDoc is started; served from here, it takes the nonce of its
 own <script> tag instead, from the first <style> on.
 """

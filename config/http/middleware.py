@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from django.shortcuts import render
 
-from config.unavailable import storage_unavailable
+from config.common.unavailable import storage_unavailable
 
 log = logging.getLogger(__name__)
 

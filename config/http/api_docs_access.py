@@ -4,7 +4,7 @@ only signed-in users. Then the schema wants a session or an API token like any e
 (401 `not_authenticated` otherwise), and the docs pages send a browser to the sign-in page.
 
 Read on each request, not when the URLs load, so a test or a settings change applies at
-once. The schema also names the page's session (config/session_auth.py, DRF's with a
+once. The schema also names the page's session (config/http/session_auth.py, DRF's with a
 deferred CSRF check) as DRF's, which drf-spectacular would otherwise warn it cannot
 describe (`manage.py check --deploy` runs it).
 """
@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 
 
 class PageSessionScheme(SessionScheme):
-    target_class = "config.session_auth.SessionAuthentication"
+    target_class = "config.http.session_auth.SessionAuthentication"
 
 
 class SchemaPermission(BasePermission):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import psutil
 
-RUNNER = "config.procfile"
+RUNNER = "config.tooling.procfile"
 # The signals make's handler blocks while it waits for its children before dying.
 FATAL = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 

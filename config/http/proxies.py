@@ -10,7 +10,7 @@ itself. So:
 - X-Forwarded-Proto, -Host and -Port from anyone else are removed before Django reads
   them (TrustedProxiesMiddleware), so that INGEST_TRUST_X_FORWARDED_PROTO and
   USE_X_FORWARDED_HOST believe only the proxy; the status socket applies the same rule
-  to its handshake (config/ws_origin.py).
+  to its handshake (config/http/ws_origin.py).
 """
 
 from __future__ import annotations

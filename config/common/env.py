@@ -5,8 +5,8 @@ should stop the process at start-up, not quietly fall back to a default.
 
 Each reader also notes what it was asked for in READS: the name, the kind of value, the
 default and its bounds. The configuration reference (docs/running/configuration.md) is
-written from those notes by `python -m config.reference`, so it lists the defaults the code
-uses; what each variable means is said in config/variables.py.
+written from those notes by `python -m config.tooling.reference`, so it lists the defaults the code
+uses; what each variable means is said in config/tooling/variables.py.
 """
 
 import ipaddress

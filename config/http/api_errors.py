@@ -99,7 +99,7 @@ _UNSAFE = (
     "A session without its CSRF token, or an account not allowed to do this (`permission_denied`).",
 )
 _UNSAFE_METHODS = {"post", "put", "patch", "delete"}
-# config.middleware answers any request this way while the database or the object storage
+# config.http.middleware answers any request this way while the database or the object storage
 # cannot be reached.
 _NO_DATABASE = (
     "503",

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
 
-from config import proxies
+from config.http import proxies
 
 # An ASGI scope, as the server hands it over.
 Scope = Mapping[str, Any]

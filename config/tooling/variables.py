@@ -1,9 +1,9 @@
 """What each environment variable means, for the configuration reference.
 
-config.env's readers note what the code reads (the kind of value, the default, its bounds);
+config.common.env's readers note what the code reads (the kind of value, the default, its bounds);
 this module says what each variable is for and under which topic it is listed, and declares
 the variables that no reader reads as the settings load (the Procfile's, the Makefile's, the
-tests'). `python -m config.reference` joins the two into docs/running/configuration.md, and
+tests'). `python -m config.tooling.reference` joins the two into docs/running/configuration.md, and
 tests/config/test_configuration_reference.py fails when the code reads a variable that has
 no entry here, or an entry names a variable nothing reads.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Declared:
-    """A variable no config.env reader reads as the settings load, and who reads it."""
+    """A variable no config.common.env reader reads as the settings load, and who reads it."""
 
     kind: str
     default: object

@@ -1,4 +1,4 @@
-"""Run the Procfile's processes and restart any that exits: `python -m config.procfile`.
+"""Run the Procfile's processes and restart any that exits: `python -m config.tooling.procfile`.
 
 Unlike a runner that stops everything when one process exits, a crashed worker pool
 (Dramatiq's master stops all its children when one is killed, e.g. by the OOM killer)
@@ -6,7 +6,7 @@ comes back by itself and the web process is never taken down with it. Restarts b
 from 1 s to 30 s while a process keeps dying young, each exit reported with the process's
 last line of output (why it died, usually).
 
-Before anything starts, the ports the servers bind are checked (config/procfile_ports.py):
+Before anything starts, the ports the servers bind are checked (config/tooling/procfile_ports.py):
 one in use stops the runner at once, naming the variable that moves it. `--check` does
 only that, for `make run` to call before it starts anything.
 
@@ -14,7 +14,7 @@ SIGINT, SIGTERM, SIGHUP or SIGQUIT stops them all: SIGTERM to each process, SIGK
 whatever is left of it after `--grace` seconds (at once on a second signal). With
 `--pidfile` the runner's pid is written there for `--stop` (`make stop`) to find; with
 `--stop-with-parent` it also stops when its parent, make, is signalled or gone
-(config/procfile_stop.py says why make needs that).
+(config/tooling/procfile_stop.py says why make needs that).
 """
 
 import argparse
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from config import procfile_ports, procfile_stop
+from config.tooling import procfile_ports, procfile_stop
 
 MIN_BACKOFF, MAX_BACKOFF = 1.0, 30.0
 HEALTHY_AFTER = 60.0  # a process up this long has its backoff reset
