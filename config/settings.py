@@ -239,8 +239,8 @@ DRAMATIQ_BROKER = {
         # Each worker process's row in ops_workerprocess (threads, last beat) for /metrics
         # and the ops dashboard.
         "jobs.ops.heartbeat.WorkerHeartbeat",
-        # Workers give their own session (autogroup) their nice value: see jobs/priority.py.
-        "jobs.priority.YieldToWeb",
+        # Workers give their own session (autogroup) their nice value: see jobs/worker/priority.py.
+        "jobs.worker.priority.YieldToWeb",
         # WORKER_METRICS_PORT: a worker machine's counters served by one of its workers.
         "jobs.ops.worker_metrics.WorkerMetrics",
     ],

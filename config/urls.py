@@ -14,7 +14,7 @@ from documents.api.search import SearchView
 from documents.api.views import DocumentViewSet, DownloadWithoutSlash
 from documents.direct.api import DirectUploadViewSet, StorageEventsView
 from documents.page import views as page
-from jobs.api import JobDetailView
+from jobs.api.views import JobDetailView
 from jobs.ops.exporter import metrics
 from jobs.webhooks.api import EndpointViewSet, SigningSecretView
 

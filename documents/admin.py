@@ -12,7 +12,7 @@ from config.http.pagination import EstimatedCountPaginator
 from documents.models import ALL_VERSIONS, Document
 from documents.services.deletion import delete_document
 from documents.upkeep.erasure import erase_user
-from jobs.admin_display import status_badge
+from jobs.admin.display import status_badge
 from jobs.models import Job
 
 

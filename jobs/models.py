@@ -243,7 +243,7 @@ class Job(models.Model):
                 condition=Q(status="queued", attempts__gt=0),
             ),
             # The admin's error-code filter lists the codes there are: the few jobs that
-            # have one, not a scan of them all (jobs.admin_filters.ErrorCodeFilter).
+            # have one, not a scan of them all (jobs.admin.filters.ErrorCodeFilter).
             models.Index(fields=["error_code"], name="job_error_code", condition=~Q(error_code="")),
             # The admin's list, newest first, and retention's walk of the newer versions
             # (documents/upkeep/retention.py) read the jobs in order of creation. Partial on a

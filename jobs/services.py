@@ -245,7 +245,7 @@ def _held(job: Job) -> QuerySet[Job]:
     lease drawn at its claim) is the row's, and it is processing. An UPDATE of it is
     refused (no row) once another attempt took the job over, or it was cancelled or
     deleted; and it locks the row until commit, so a takeover waits for whatever else
-    that transaction writes (the chunks of a batch: jobs.processing)."""
+    that transaction writes (the chunks of a batch: jobs.worker.processing)."""
     return Job.objects.filter(
         id=job.id,
         status=JobStatus.PROCESSING,
@@ -299,7 +299,7 @@ def record_progress(
     )
     updated = _fenced(
         job,
-        write,  # what a refusal is counted as (the chunks it fences: jobs.processing)
+        write,  # what a refusal is counted as (the chunks it fences: jobs.worker.processing)
         stage=Stage.EMBEDDING,
         progress_done=done,
         progress_total=total,

@@ -92,7 +92,7 @@ def resend_first_sent(
     first (and, with `sent_before`, before then). For a dead worker's prefetched messages:
     they died with it (the broker gives them back only after its own heartbeat timeout,
     and behind the whole queue), and the queue hands out the first sent first, so these
-    are the ones a worker held; and for messages lost on their way (jobs.ops.idle).
+    are the ones a worker held; and for messages lost on their way (jobs.ops.lost_messages).
     `runnable`: leave out the jobs of owners at their fair share of the lane, which wait
     for room without a message. The claim makes a duplicate harmless. Returns the ids
     sent."""

@@ -2,7 +2,7 @@
 
 Counted twice, like the embedding figures (search/embedding/stats.py): Prometheus (config.
 metrics: `ingest_search_seconds{mode}`, `ingest_searches{mode,outcome}`) and per-minute totals
-in Redis (search/minutes.py), which the ops dashboard reads for its last hour whatever process
+in Redis (search/minute_totals.py), which the ops dashboard reads for its last hour whatever process
 or machine answered the searches. The minute holds, per mode, the count, the degraded and
 empty answers, and how many took at most each of BUCKETS_MS, so percentiles can be read
 back to a bucket's bound.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from config.common import metrics
-from search import minutes
+from search import minute_totals
 
 PREFIX = "ingest:ops:search"
 BUCKETS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
@@ -29,7 +29,7 @@ def note(mode: str, seconds: float, *, degraded: bool, results: int) -> None:
     metrics.SEARCHES.labels(mode=mode, outcome=outcome).inc()
     at = bisect.bisect_left(BUCKETS_MS, seconds * 1000)
     bucket = str(BUCKETS_MS[at]) if at < len(BUCKETS_MS) else "inf"
-    minutes.add(PREFIX, {f"{mode}:n": 1, f"{mode}:{outcome}": 1, f"{mode}:le:{bucket}": 1})
+    minute_totals.add(PREFIX, {f"{mode}:n": 1, f"{mode}:{outcome}": 1, f"{mode}:le:{bucket}": 1})
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def _bound(counts: dict[str, int], total: int, share: float) -> float | None:
 def recent(modes: tuple[str, ...], now: datetime, span: timedelta) -> list[ModeFigures]:
     """Each mode's searches in the `span` before `now`."""
     totals: dict[str, int] = {}
-    for fields in minutes.read(PREFIX, now - span, now + timedelta(minutes=1)).values():
+    for fields in minute_totals.read(PREFIX, now - span, now + timedelta(minutes=1)).values():
         for name, value in fields.items():
             totals[name] = totals.get(name, 0) + value
     figures = []

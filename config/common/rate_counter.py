@@ -1,6 +1,6 @@
 """Per-user request limits: a fixed-window counter in Redis, one round trip a request,
 shared by every web process (the upload throttle, documents.front_door.throttle; the search limit,
-documents.api.search and search.pages).
+documents.api.search and search.search_box).
 
 DRF's own throttles keep a pickled list of timestamps per user in the cache, read and
 rewritten on every request; a counter (INCR + EXPIRE in one pipeline) is several times

@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from documents import labels
 from documents.models import Document
-from jobs.serializers import JobOut
+from jobs.api.serializers import JobOut
 
 
 class ErrorOut(serializers.Serializer):

@@ -33,8 +33,8 @@ from documents.pending import pending_documents
 from documents.services import deletion, labelling, retries
 from jobs import failures
 from jobs.models import JobAttempt, JobStatus
-from search import pages as search_pages
 from search import passage as passages
+from search import search_box
 from search.models import Chunk
 from search.scope import NO_FILTERS, Filters
 from search.sources import ocr_pages
@@ -94,7 +94,7 @@ def _search(request: HttpRequest, document: Document | None = None) -> dict:
     owner_id = signed_in_user(request).pk
     document_id = None if document is None else document.id
     filters, _, _ = _tag_filter(request)
-    return search_pages.results_context(
+    return search_box.results_context(
         request,
         pending=lambda: pending_documents(
             owner_id=owner_id, document_id=document_id, filters=filters
@@ -107,7 +107,7 @@ def _search(request: HttpRequest, document: Document | None = None) -> dict:
 @login_required
 @require_GET
 def search_results(request: HttpRequest) -> HttpResponse:
-    """GET /search/?q=…[&document=…]: the search box's results (search/pages.py)."""
+    """GET /search/?q=…[&document=…]: the search box's results (search/search_box.py)."""
     document = None
     if wanted := request.GET.get("document"):
         try:
@@ -116,7 +116,7 @@ def search_results(request: HttpRequest) -> HttpResponse:
             raise Http404 from exc
     context = _search(request, document)
     context["scoped"] = document
-    return search_pages.render_results(request, context)
+    return search_box.render_results(request, context)
 
 
 def _page(request: HttpRequest) -> HttpResponse:

@@ -12,7 +12,7 @@ A document is queued only while the version search serves is its latest one and 
 of it is in flight: a newer version in flight will be embedded by the workers' settings
 anyway, and a newer version that failed is its owner's to replace or retry. The new
 version (n + 1) processes the stored bytes of version n on the batch lane; search keeps
-serving version n until n + 1 is ready (jobs/processing.py).
+serving version n until n + 1 is ready (jobs/worker/processing.py).
 """
 
 import uuid

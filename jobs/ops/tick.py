@@ -10,7 +10,7 @@ import logging
 from documents.direct import sweep as direct_sweep
 from documents.front_door import idempotency
 from documents.upkeep import retention
-from jobs.ops import alerts, counts, history, idle
+from jobs.ops import alerts, counts, history, lost_messages
 from jobs.webhooks import retention as webhook_retention
 from jobs.webhooks import sweep
 
@@ -23,7 +23,7 @@ def every_sweep() -> None:
         counts.fold,
         history.record,
         alerts.check_queue_age,
-        idle.resend_waiting_behind_idle_threads,
+        lost_messages.resend_waiting_behind_idle_threads,
         sweep.resend_due,
         direct_sweep.every_pass,
         idempotency.forget_expired,

@@ -9,9 +9,9 @@ them. Only a database that stays away past `deliver`'s own waits brings the mess
 
 import dramatiq
 
-from jobs.reconnect import database_was_away
 from jobs.webhooks import delivery
 from jobs.webhooks.dispatch import ACTOR_NAME, QUEUE_NAME
+from jobs.worker.reconnect import database_was_away
 
 # One attempt takes at most 10 s (client.LIMITS) after the name resolves; the rest is
 # for the resolver and the two short transactions around it.

@@ -2,7 +2,7 @@
 every delivery with its attempt log, to find out why a receiver did not hear of an event
 and send it again.
 
-Deliveries are read-only, as jobs are (jobs/admin.py): the deliverer changes their rows
+Deliveries are read-only, as jobs are (jobs/admin/console.py): the deliverer changes their rows
 with conditional UPDATEs, and a form save would write back a row read moments ago. The
 one way to change one here is the bulk action, a thin caller of delivery.redeliver.
 Endpoints are made by their owners through the API, which shows the secret once, to
@@ -23,7 +23,7 @@ from django.utils.safestring import SafeString
 
 from config.accounts.authentication import signed_in_user
 from config.http.pagination import EstimatedCountPaginator
-from jobs.admin_display import plural
+from jobs.admin.display import plural
 from jobs.webhooks import admin_display as show
 from jobs.webhooks import delivery, endpoints
 from jobs.webhooks.models import Delivery, DeliveryAttempt, Endpoint, EventType

@@ -9,7 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from config.common import humanize
-from jobs.admin_display import preformatted
+from jobs.admin.display import preformatted
 from jobs.webhooks.models import DeliveryStatus
 
 SECRET_SHOWN = 10  # "whsec_" and four characters: enough to tell two secrets apart

@@ -22,7 +22,6 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from jobs.reconnect import when_database_answers
 from jobs.webhooks import addresses, client, dispatch, endpoints, fair_share, signing
 from jobs.webhooks.models import (
     Delivery,
@@ -31,6 +30,7 @@ from jobs.webhooks.models import (
     Endpoint,
     signing_secrets,
 )
+from jobs.worker.reconnect import when_database_answers
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ side is best effort: a failed write costs a dashboard point, never a job.
 from datetime import datetime
 
 from config.common import metrics
-from search import minutes
+from search import minute_totals
 
 PREFIX = "ingest:ops:embed"
 _RATE_LIMITED, _WAIT_MS = "rate_limited", "wait_ms"
@@ -19,7 +19,7 @@ def note_request(outcome: str) -> None:
     """One call to the provider ended: `ok`, `rate_limited` (HTTP 429) or `error`."""
     metrics.EMBEDDING_REQUESTS.labels(outcome=outcome).inc()
     if outcome == "rate_limited":
-        minutes.add(PREFIX, {_RATE_LIMITED: 1})
+        minute_totals.add(PREFIX, {_RATE_LIMITED: 1})
 
 
 def note_wait(seconds: float) -> None:
@@ -27,13 +27,13 @@ def note_wait(seconds: float) -> None:
     if seconds <= 0:
         return
     metrics.EMBEDDING_WAIT.inc(seconds)
-    minutes.add(PREFIX, {_WAIT_MS: round(seconds * 1000)})
+    minute_totals.add(PREFIX, {_WAIT_MS: round(seconds * 1000)})
 
 
 def read_minutes(start: datetime, end: datetime) -> dict[datetime, tuple[int, float]]:
     """(429 answers, seconds waited) per UTC minute start in [start, end), minutes with
     neither left out; empty when Redis does not answer."""
-    found = minutes.read(PREFIX, start, end, [_RATE_LIMITED, _WAIT_MS])
+    found = minute_totals.read(PREFIX, start, end, [_RATE_LIMITED, _WAIT_MS])
     return {
         minute: (fields.get(_RATE_LIMITED, 0), fields.get(_WAIT_MS, 0) / 1000)
         for minute, fields in found.items()

@@ -34,7 +34,8 @@ def measure(files: list[Path], small: int) -> dict[str, float]:
     from django.core.files.base import ContentFile
 
     from documents.services.uploads import create_upload
-    from jobs import processing, services
+    from jobs import services
+    from jobs.worker import processing
     from search.pipeline.extract import extract_document
 
     limits = {

@@ -49,7 +49,8 @@ def ingest(files: list[Path], username: str) -> tuple[int, dict[str, float]]:
     from django.core.files.base import ContentFile
 
     from documents.services.uploads import create_upload
-    from jobs import processing, services
+    from jobs import services
+    from jobs.worker import processing
 
     owner = User.objects.create_user(username)
     started = time.perf_counter()

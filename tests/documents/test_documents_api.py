@@ -5,9 +5,9 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from documents.models import Document
-from jobs import processing
 from jobs.models import Job, JobStatus
 from jobs.services import claim_job
+from jobs.worker import processing
 from search.models import Chunk
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import make_document, make_pdf

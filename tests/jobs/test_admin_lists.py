@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from jobs.admin_display import short_age
-from jobs.admin_filters import id_range
+from jobs.admin.display import short_age
+from jobs.admin.filters import id_range
 from jobs.models import Job, JobStatus, Lane
 from tests.jobs.admin_console import (
     DEAD_LETTERS,

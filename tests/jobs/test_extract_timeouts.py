@@ -9,8 +9,9 @@ import psutil
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from documents.services.uploads import create_upload
-from jobs import processing, services
+from jobs import services
 from jobs.models import Job
+from jobs.worker import processing
 from search.pipeline.sandbox import CHILD_MODULE
 from tests.factories import CORPUS
 

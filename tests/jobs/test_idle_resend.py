@@ -1,5 +1,5 @@
 """A job whose message was lost is sent again within seconds while its lane has idle
-threads (jobs/ops/idle.py), not after the sweeper's grace period for deep backlogs."""
+threads (jobs/ops/lost_messages.py), not after the sweeper's grace period for deep backlogs."""
 
 from datetime import timedelta
 
@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from jobs import services
 from jobs.models import Job
-from jobs.ops import heartbeat, idle
+from jobs.ops import heartbeat, lost_messages
 from jobs.ops.models import WorkerProcess
 from tests.factories import make_document
 
@@ -43,18 +43,18 @@ def test_a_lost_message_is_sent_again_while_the_lanes_threads_idle(alice, broker
     sent_ago(lost, 30)
     broker.flush_all()
 
-    assert idle.idle_threads()["fast"] == 4
-    assert idle.resend_waiting_behind_idle_threads() == [lost.id]
+    assert lost_messages.idle_threads()["fast"] == 4
+    assert lost_messages.resend_waiting_behind_idle_threads() == [lost.id]
     assert broker.client.hlen("dramatiq:fast-resume.msgs") == 1
     # Stamped: not sent again before it has waited as long once more.
-    assert idle.resend_waiting_behind_idle_threads() == []
+    assert lost_messages.resend_waiting_behind_idle_threads() == []
 
 
 def test_a_message_sent_moments_ago_is_left_to_arrive(alice, broker):
     worker(threads=4)
     sent_ago(make_document(alice).current_job, 2)
 
-    assert idle.resend_waiting_behind_idle_threads() == []
+    assert lost_messages.resend_waiting_behind_idle_threads() == []
 
 
 def test_no_idle_thread_no_resend(alice, broker, bob):
@@ -63,15 +63,15 @@ def test_no_idle_thread_no_resend(alice, broker, bob):
     services.claim_job(job_id=running.id, worker=f"{name}:Thread-1")
     sent_ago(make_document(alice).current_job, 30)
 
-    assert idle.idle_threads()["fast"] == 0
-    assert idle.resend_waiting_behind_idle_threads() == []
+    assert lost_messages.idle_threads()["fast"] == 0
+    assert lost_messages.resend_waiting_behind_idle_threads() == []
 
 
 def test_threads_of_another_lane_do_not_count(alice, broker):
     worker(threads=4, queues=("batch", "batch-resume"))
     sent_ago(make_document(alice).current_job, 30)
 
-    assert idle.resend_waiting_behind_idle_threads() == []
+    assert lost_messages.resend_waiting_behind_idle_threads() == []
 
 
 def test_a_dead_workers_threads_do_not_count(alice, broker):
@@ -81,7 +81,7 @@ def test_a_dead_workers_threads_do_not_count(alice, broker):
     )
     sent_ago(make_document(alice).current_job, 30)
 
-    assert idle.resend_waiting_behind_idle_threads() == []
+    assert lost_messages.resend_waiting_behind_idle_threads() == []
 
 
 @override_settings(INGEST_MAX_RUNNING_PER_USER=1)
@@ -91,4 +91,4 @@ def test_an_owner_at_their_share_waits_without_a_message(alice, broker):
     services.claim_job(job_id=running.id, worker=f"{name}:Thread-1")
     sent_ago(make_document(alice).current_job, 30)
 
-    assert idle.resend_waiting_behind_idle_threads() == []
+    assert lost_messages.resend_waiting_behind_idle_threads() == []

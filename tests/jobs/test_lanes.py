@@ -44,7 +44,7 @@ from jobs.queue import _send
 _send("a-job-id", lane="fast", resumed=True, delay_ms=None)
 message = broker.queues["fast-resume"].get_nowait()
 print(message.decode(), file=sys.stderr)
-heavy = ("jobs.actors", "jobs.processing", "openai", "pdfminer")
+heavy = ("jobs.actors", "jobs.worker.processing", "openai", "pdfminer")
 print(sorted(name for name in heavy if name in sys.modules))
 """
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}

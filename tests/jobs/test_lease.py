@@ -3,8 +3,8 @@ import time
 import pytest
 
 from jobs import services
-from jobs.lease import LeaseKeeper
 from jobs.models import Job
+from jobs.worker.lease import LeaseKeeper
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)

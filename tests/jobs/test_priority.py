@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(
 
 # Calls nice_autogroup() and prints what it returned and the autogroup's line after.
 PROGRAM = (
-    "import os; from pathlib import Path; from jobs.priority import YieldToWeb; "
+    "import os; from pathlib import Path; from jobs.worker.priority import YieldToWeb; "
     "from config.common.priority import session_led_by_dramatiq; "
     "ours = session_led_by_dramatiq(os.getsid(0)); YieldToWeb().after_process_boot(None); "
     "print(ours); print(Path('/proc/self/autogroup').read_text().strip())"

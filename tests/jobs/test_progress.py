@@ -10,9 +10,10 @@ from collections.abc import Callable
 import pytest
 from django.test import Client
 
-from jobs import processing, services
+from jobs import services
 from jobs.models import Job
-from jobs.processing import PAGES_WRITE_SECONDS
+from jobs.worker import processing
+from jobs.worker.processing import PAGES_WRITE_SECONDS
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import make_document, make_pdf, scanned_pdf
 

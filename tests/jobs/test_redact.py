@@ -4,7 +4,7 @@ store every detail, message and traceback through it."""
 import pytest
 
 from jobs import services
-from jobs.admin_display import preformatted
+from jobs.admin.display import preformatted
 from jobs.models import JobAttempt
 from jobs.redact import scrub
 from tests.factories import make_document

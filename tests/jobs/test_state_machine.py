@@ -6,9 +6,10 @@ import pytest
 from django.utils import timezone
 from dramatiq.common import current_millis
 
-from jobs import processing, services
+from jobs import services
 from jobs.actors import process_fast_job
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
+from jobs.worker import processing
 from search.pipeline.errors import RateLimited
 from tests.conftest import running_worker, wait_until_terminal
 from tests.factories import make_document

@@ -3,8 +3,9 @@
 import pytest
 
 from documents.models import Document
-from jobs import processing, services
+from jobs import services
 from jobs.models import Job, JobStatus
+from jobs.worker import processing
 from search.models import Chunk
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import make_pdf

@@ -6,7 +6,7 @@ import io
 import pytest
 
 from jobs.models import Lane
-from jobs.processing import ocr_order
+from jobs.worker.processing import ocr_order
 from search.pipeline import reader_pdfium
 from search.pipeline.extract import read_document
 from tests.harness.large_pdf import MiB, write_large_pdf

@@ -38,7 +38,8 @@ def measure(files: list[Path]) -> dict[str, float]:
     from django.contrib.auth import get_user_model
     from rest_framework.test import APIClient
 
-    from jobs import processing, services
+    from jobs import services
+    from jobs.worker import processing
     from tests.factories import make_pdf
 
     owner = get_user_model().objects.create_user(f"writes-{os.getpid()}-{time.time_ns()}")

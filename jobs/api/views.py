@@ -8,8 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from jobs.api.serializers import JobDetailOut, JobErrorOut
 from jobs.models import Job
-from jobs.serializers import JobDetailOut, JobErrorOut
 
 
 class JobDetailView(APIView):

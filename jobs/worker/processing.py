@@ -7,7 +7,7 @@ ends is decided here, once: permanent errors fail the job, everything else retri
 Two passing troubles are ridden out inside the attempt instead, because retrying the
 job would throw away its extracted text and send it behind the queue for longer than
 the trouble lasted: a database restart (each write is tried again on a new connection
-while it comes back, jobs/reconnect.py) and a provider asking for a pause (a 429's
+while it comes back, jobs/worker/reconnect.py) and a provider asking for a pause (a 429's
 cool-down, shared by every worker, is waited out for up to
 INGEST_EMBED_MAX_WAIT_SECONDS per attempt, and the same batch sent again).
 """
@@ -35,9 +35,9 @@ from config.common.unavailable import (
 )
 from documents.services import processing as documents
 from jobs import services
-from jobs.lease import LeaseKeeper
 from jobs.models import Job, Lane, Stage
-from jobs.reconnect import UNREACHABLE, when_database_answers
+from jobs.worker.lease import LeaseKeeper
+from jobs.worker.reconnect import UNREACHABLE, when_database_answers
 from search.embedding.signature import current_signature
 from search.pipeline.clean import clean_text
 from search.pipeline.embed import embed

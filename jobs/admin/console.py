@@ -25,7 +25,7 @@ from config.accounts.authentication import signed_in_user
 from config.common import humanize
 from config.http.pagination import EstimatedCountPaginator
 from jobs import services
-from jobs.admin_display import (
+from jobs.admin.display import (
     breakable,
     left_alone,
     plural,
@@ -35,7 +35,7 @@ from jobs.admin_display import (
     short_time,
     status_badge,
 )
-from jobs.admin_filters import ErrorCodeFilter, ReplacedFilter, id_range
+from jobs.admin.filters import ErrorCodeFilter, ReplacedFilter, id_range
 from jobs.models import ALL_VERSIONS, DeadLetter, Job, JobAttempt, JobStatus
 from jobs.redact import scrub
 

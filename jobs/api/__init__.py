@@ -1,0 +1,1 @@
+"""The jobs API: a job's status for its owner, read-only."""
