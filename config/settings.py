@@ -238,7 +238,7 @@ DRAMATIQ_BROKER = {
         "search.middleware.EmbeddingStartupCheck",
         # Each worker process's row in ops_workerprocess (threads, last beat) for /metrics
         # and the ops dashboard.
-        "jobs.ops.heartbeat.WorkerHeartbeat",
+        "jobs.worker.heartbeat.WorkerHeartbeat",
         # Workers give their own session (autogroup) their nice value: see jobs/worker/priority.py.
         "jobs.worker.priority.YieldToWeb",
         # WORKER_METRICS_PORT: a worker machine's counters served by one of its workers.

@@ -12,3 +12,19 @@ class DocumentsConfig(AppConfig):
         # (files.E001) refuses every command while it is missing. The settings only name
         # it (loading them writes nothing), so each process makes it as Django starts.
         Path(settings.FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+        self._connect_to_jobs()
+
+    def _connect_to_jobs(self) -> None:
+        """Documents stand above jobs: what jobs needs of them is handed over here, so
+        jobs imports nothing of documents (pyproject.toml's import contracts). The worker
+        records what it learns of a document through documents' services, and the
+        sweeper's passes look after direct uploads, Idempotency-Key rows and retention."""
+        from jobs import sweeper
+        from jobs.worker import document_records
+
+        document_records.install("documents.services.processing")
+        sweeper.on_each_pass(
+            "documents.direct.sweep.every_pass",
+            "documents.front_door.idempotency.forget_expired",
+            "documents.upkeep.retention.every_pass",
+        )

@@ -1,11 +1,12 @@
 """The hub: what follows a change of a job's state, once the change is committed.
 
 jobs.services calls `changed` from every place that changes a job, and nothing else
-does: the owner's pages hear of it (jobs.notify), the counters move (config.common.metrics), an
-operational failure alerts whoever is on call (jobs.ops.alerts), and an ending is written
-to the webhooks' outbox in the change's own transaction (jobs.webhooks.outbox). A change
-that rolls back leaves no trace in any of them. This is the one module of jobs' core
-that imports jobs.ops and jobs.webhooks (pyproject.toml's import contracts).
+does: the owner's pages hear of it (jobs.notify), the counters move
+(config.common.metrics), an operational failure alerts whoever is on call (jobs.ops.alerts)
+and an ending is written to the webhooks' outbox in the change's own transaction
+(jobs.webhooks.outbox). A change that rolls back leaves no trace in any of them. The last
+two are told through the signals below, which their apps connect to when ready: jobs'
+core imports neither (pyproject.toml's import contracts).
 
 Its second half is in the database: the jobs by state and lane that /metrics reports
 (ingest_jobs) are counted by triggers on jobs_job (jobs/ops/migrations/0002_job_counts.py,
@@ -21,15 +22,21 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from config.common import metrics
 from jobs import notify
 from jobs.models import AttemptOutcome, Job, JobStatus
-from jobs.ops import alerts
-from jobs.webhooks import outbox
 
 log = logging.getLogger(__name__)
+
+# Who acts on a change beyond jobs' core connects here when its app is ready, so the core
+# imports neither: the webhooks' outbox writes an ending's event in the change's own
+# transaction (job, status, chunks; an error fails the change), and the alerts hear of a
+# failure once it is committed (job).
+changed_in_transaction = Signal()
+failed_after_commit = Signal()
 
 # How an ended attempt is counted in ingest_job_attempts_total{outcome}.
 _ATTEMPT_OUTCOMES: dict[str, str] = {
@@ -69,7 +76,7 @@ def changed(
     )
     if progress:
         return
-    outbox.record(job, status=status, chunks=total)  # in this transaction: webhooks
+    changed_in_transaction.send(sender=Job, job=job, status=status, chunks=total)
     now = timezone.now()
     _after_commit(lambda: _count(job, status, ended, total, now))
 
@@ -117,4 +124,4 @@ def _count(job: Job, status: str, ended: str | None, total: int, now: datetime) 
         metrics.CHUNKS.inc(total)
     if status == JobStatus.FAILED:
         metrics.FAILURES.labels(code=job.error_code or "unknown").inc()
-        alerts.job_failed(job)
+        failed_after_commit.send(sender=Job, job=job)

@@ -8,9 +8,44 @@ from django.db.models import Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Concat, Left, Length
 from django.utils import timezone
 
-# The process table is the one part of jobs.ops that jobs' core reads (who is alive);
-# it imports nothing of jobs.
-from jobs.ops.models import WorkerProcess
+
+class WorkerProcessQuerySet(models.QuerySet["WorkerProcess"]):
+    def dead(self) -> "WorkerProcessQuerySet":
+        """Processes another worker found dead (jobs.worker.heartbeat.mark_dead): the one
+        definition, read by the heartbeat's take-back and by the Job queryset's stale()."""
+        return self.filter(dead_at__isnull=False)
+
+
+class WorkerProcess(models.Model):
+    """A Dramatiq worker process, while it lives: it writes `beat_at` every
+    INGEST_WORKER_BEAT_SECONDS (jobs.worker.heartbeat) and deletes its row when it stops.
+    A process that dies leaves its row: another worker marks it dead (`dead_at`) once it
+    sees the pid gone from their shared process table, or its beat three intervals late."""
+
+    name = models.CharField(max_length=200, primary_key=True, help_text="host:pid")
+    host = models.CharField(max_length=150)
+    pid = models.PositiveIntegerField()
+    threads = models.PositiveIntegerField()
+    queues = models.JSONField(default=list)
+    started_at = models.DateTimeField()
+    beat_at = models.DateTimeField()
+    # The process table the pid belongs to (kernel boot and pid namespace); empty where
+    # it cannot be told. Only a process in the same one may judge the pid gone.
+    pid_space = models.CharField(max_length=100, blank=True, default="", db_default="")
+    dead_at = models.DateTimeField(
+        null=True, blank=True, help_text="When another worker found this process dead."
+    )
+
+    objects = WorkerProcessQuerySet.as_manager()
+
+    class Meta:
+        # Made in the ops app, whose table it keeps: the process table is what jobs'
+        # core reads to tell a dead worker's jobs (Job's `stale()`).
+        db_table = "ops_workerprocess"
+        ordering = ["host", "pid"]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class JobStatus(models.TextChoices):
@@ -55,7 +90,7 @@ ALL_VERSIONS = Q(version__gt=0)
 def _worker_dead() -> Q:
     """Processing, and its worker's process is known dead: another worker process found
     its pid gone from the process table they share (killed; its replacement starting), or
-    its heartbeat stopped (jobs.ops.heartbeat marks it). Known within seconds.
+    its heartbeat stopped (jobs.worker.heartbeat marks it). Known within seconds.
     (Job.worker is "<process name>:<thread>".)"""
     of_dead_process = (
         WorkerProcess.objects.dead()

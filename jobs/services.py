@@ -25,7 +25,15 @@ from django.utils import timezone
 
 from config.common import metrics
 from jobs import events, failures, fairness, redact
-from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane, Stage
+from jobs.models import (
+    TERMINAL_STATUSES,
+    AttemptOutcome,
+    Job,
+    JobAttempt,
+    JobStatus,
+    Lane,
+    Stage,
+)
 from jobs.queue import send_job_on_commit
 
 if TYPE_CHECKING:  # documents sits above jobs; only its type is needed here
@@ -630,3 +638,16 @@ def record_embed_model(
     return Job.objects.filter(id__in=job_ids, status=JobStatus.SUCCEEDED, embed_model="").update(
         embed_model=signature
     )
+
+
+def prune_attempts(*, job_ids: list[uuid.UUID]) -> int:
+    """Delete the attempt history of these ended jobs (documents' retention); how many
+    attempts went."""
+    deleted, _ = JobAttempt.objects.filter(job_id__in=job_ids).delete()
+    return deleted
+
+
+def delete_ended_jobs(*, job_ids: list[uuid.UUID]) -> None:
+    """Delete these ended jobs of versions retention pruned, with their attempts (the
+    foreign key cascades). Nothing announces it: nobody is waiting on an ended job."""
+    Job.objects.filter(id__in=job_ids, status__in=TERMINAL_STATUSES).delete()

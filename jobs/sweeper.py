@@ -5,6 +5,7 @@ Redis, a failed send, a retry held in a dead worker's memory) the sweeper finds 
 """
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -12,13 +13,22 @@ import dramatiq
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from jobs import fairness, services
 from jobs.models import Job, JobStatus
 from jobs.queue import send_job
 
 log = logging.getLogger(__name__)
+
+# What else the sweeper does on each pass, after its recovery of jobs. Each app connects
+# its own steps when it is ready (on_each_pass), so jobs' core imports none of them:
+# jobs.ops the dashboard's minute, the job counts, the queue-age alert and messages lost
+# behind idle threads; jobs.webhooks deliveries whose message was lost and its retention;
+# documents direct uploads, expired Idempotency-Key rows and its retention.
+each_pass = Signal()
 
 # A job created this recently may still be on its way: its on-commit send has not run.
 UNSENT_GRACE_SECONDS = 10
@@ -170,3 +180,29 @@ def _waiting(grace: float, broker_started: datetime | None) -> Q:
         unsent = Q(enqueued_at__isnull=True, queued_at__lt=broker_started)
         waiting |= (lost | unsent) & due
     return queued & waiting
+
+
+def on_each_pass(*steps: str) -> None:
+    """Run these steps, each a function's dotted path, on every pass of the sweeper (once
+    each, however often asked). Named, not imported: a process that never sweeps (the
+    web) loads none of them."""
+    for path in steps:
+        each_pass.connect(_Step(path), weak=False, dispatch_uid=path)
+
+
+class _Step:
+    def __init__(self, path: str) -> None:
+        self.__qualname__ = path
+
+    def __call__(self, sender: object, **kwargs: object) -> object:
+        step: Callable[[], object] = import_string(self.__qualname__)
+        return step()
+
+
+def run_each_pass() -> None:
+    """Every step connected to each_pass. Never raises: recovery must go on whatever
+    happens to any one step."""
+    for receiver, outcome in each_pass.send_robust(sender=None):
+        if isinstance(outcome, Exception):
+            name = getattr(receiver, "__qualname__", repr(receiver))
+            log.warning("sweeper: %s failed", name, exc_info=outcome)

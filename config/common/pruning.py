@@ -1,7 +1,7 @@
-"""How the sweeper prunes (jobs/ops/tick.py): a batch per statement, so no statement holds
-many row locks or runs long, and a bounded number of batches per pass, so a backlog (say,
-after the sweeper was down for days) drains over a few passes without delaying the pass's
-other steps. Imports no app: documents and jobs both prune this way."""
+"""How the sweeper prunes (jobs/sweeper.py, on_each_pass): a batch per statement, so no
+statement holds many row locks or runs long, and a bounded number of batches per pass, so
+a backlog (say, after the sweeper was down for days) drains over a few passes without
+delaying the pass's other steps. Imports no app: documents and jobs both prune this way."""
 
 from collections.abc import Callable
 from datetime import datetime, timedelta

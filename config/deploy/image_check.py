@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from config.tooling import embedded  # noqa: E402 (the checkout's, whatever the working directory)
 from config.tooling.procfile import read_procfile  # noqa: E402
-from tests.harness.s3 import S3Server  # noqa: E402
+from config.tooling.s3 import S3Server  # noqa: E402
 
 PODMAN = [str(HERE / "image.sh"), "podman"]
 PDF = ROOT / "tests/corpus/py-pdf__sample-files/004-pdflatex-4-pages/pdflatex-4-pages.pdf"

@@ -1,5 +1,5 @@
-"""What the sweeper does for direct uploads on each pass (jobs/ops/tick.py): uploads whose
-bytes arrived but were never completed are completed (any S3 will do: no storage event
+"""What the sweeper does for direct uploads on each pass (jobs/sweeper.py, on_each_pass):
+uploads whose bytes arrived but were never completed are completed (any S3 will do: no storage event
 needed), those past their expiry are expired and their bytes deleted, and old rows go.
 
 Each pass looks at the started uploads it looked at least recently (`checked_at`), at

@@ -16,49 +16,19 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.storage import default_storage
-from django.db import transaction
 
 from config.common import redis_clients
 from documents.direct import bucket
-from documents.models import DirectUpload, DirectUploadStatus, Document
-from documents.services.deletion import delete_files
+from documents.models import DirectUpload, DirectUploadStatus
+from documents.services.deletion import erase_documents
 from documents.upkeep.orphans import PREFIX
 from documents.upkeep.verify import stored_files
-from jobs.models import Job
-from jobs.webhooks.erasure import delete_events_of_documents, delete_events_of_owner
+from jobs.webhooks.erasure import delete_events_of_owner
 
 log = logging.getLogger(__name__)
 
 BATCH = 200
 QUERY_CACHE = "ingest:search:qvec:{owner}:*"  # search/query_vector.py's keys of an owner
-
-
-def erase_documents(
-    *, owner_id: int, batch: int = BATCH, on_batch: Callable[[int], None] | None = None
-) -> int:
-    """Delete every document of the account, a batch a transaction; how many.
-    `on_batch(done)` hears of each batch."""
-    done = 0
-    while True:
-        with transaction.atomic():
-            rows = list(
-                Document.objects.select_for_update(of=("self",))
-                .filter(owner_id=owner_id)
-                .order_by()
-                .values_list("id", "storage_key")[:batch]
-            )
-            if not rows:
-                return done
-            ids = [document_id for document_id, _ in rows]
-            keys = {key for _, key in rows} | set(
-                Job.objects.filter(document_id__in=ids).values_list("storage_key", flat=True)
-            )
-            delete_events_of_documents(ids)
-            Document.objects.filter(id__in=ids).delete()
-            transaction.on_commit(lambda keys=keys: delete_files(keys))  # type: ignore[misc]
-        done += len(rows)
-        if on_batch is not None:
-            on_batch(done)
 
 
 def erase_user(user_id: int, *, on_batch: Callable[[int], None] | None = None) -> int:

@@ -25,6 +25,7 @@ from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value, W
 from django.db.models.functions import Coalesce, RowNumber
 
 from documents.models import Document
+from documents.services.processing import adopt_embed_model
 from documents.services.queueing import queue_same_bytes_again
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 from jobs.services import record_embed_model
@@ -152,9 +153,7 @@ def adopt_unrecorded(scope: Scope) -> int:
         ids = unrecorded.annotate(job_id=latest).values("job_id")
         adopted = record_embed_model(job_ids=ids, signature=scope.target)
         # The vector side of a search compares these documents' vectors again.
-        Document.objects.filter(id__in=documents, ready_embed_model="").update(
-            ready_embed_model=scope.target
-        )
+        adopt_embed_model(document_ids=documents, embed_model=scope.target)
     return adopted
 
 

@@ -1,6 +1,6 @@
 """Retention: what the service no longer needs after INGEST_RETAIN_DAYS, pruned by the
-sweeper a few small batches a pass (jobs/ops/tick.py), so that no statement holds many
-locks or runs long and a backlog drains over passes:
+sweeper a few small batches a pass (jobs/sweeper.py, on_each_pass), so that no statement
+holds many locks or runs long and a backlog drains over passes:
 
 - the attempt history of ended jobs (dead letters keep theirs: an operator reads it);
 - versions replaced that long ago (a newer version was made before the cutoff), unless
@@ -23,12 +23,13 @@ from datetime import datetime
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import F, QuerySet
-from django.db.models.functions import Greatest
 
 from config.common import metrics
 from config.common.pruning import in_batches, retention_cutoff
 from documents.models import Document, RetentionMark
-from jobs.models import Job, JobAttempt, JobStatus
+from documents.services.deletion import release_stored_bytes
+from jobs import services as job_services
+from jobs.models import Job, JobStatus
 from search.pipeline.store import delete_chunks_of_versions
 
 log = logging.getLogger(__name__)
@@ -97,7 +98,7 @@ def _attempts(cutoff: datetime) -> tuple[int, dict[str, int]]:
             job for _, job, _, _, status, current in jobs
             if status in ENDED and not (status == JobStatus.FAILED and current == job)
         ]  # fmt: skip
-        deleted, _ = JobAttempt.objects.filter(job_id__in=done).delete()
+        deleted = job_services.prune_attempts(job_ids=done)
         _advance("attempts", jobs[-1])
     return len(jobs), {"attempts": deleted}
 
@@ -132,7 +133,7 @@ def _forget_versions(rows: list[tuple]) -> tuple[int, int]:
     """Delete these jobs and their versions' chunks; their files after the commit, unless
     another job or a document still names one. (chunks, files)."""
     deleted_chunks = delete_chunks_of_versions({(row[1], row[2]) for row in rows})
-    Job.objects.filter(id__in=[row[0] for row in rows]).delete()
+    job_services.delete_ended_jobs(job_ids=[row[0] for row in rows])
     keys = {key: document for _, document, _, key in rows if key}
     named = set(
         Job.objects.filter(storage_key__in=keys).values_list("storage_key", flat=True)
@@ -154,6 +155,4 @@ def _delete_files(keys: dict[str, uuid.UUID]) -> None:
             if default_storage.exists(key):
                 log.warning("retention: could not delete %s", key, exc_info=True)
             continue
-        Document.objects.filter(id=document_id).update(
-            stored_bytes=Greatest(F("stored_bytes") - size, 0)
-        )
+        release_stored_bytes(document_id=document_id, size=size)

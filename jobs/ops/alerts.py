@@ -64,6 +64,11 @@ def _never_raises(function: Callable[P, None]) -> Callable[P, None]:
 
 
 @_never_raises
+def on_job_failed(sender: object, *, job: Job, **kwargs: object) -> None:
+    """jobs.events' failed_after_commit: a job failed, committed."""
+    job_failed(job)
+
+
 def job_failed(job: Job) -> None:
     """Alert on-call if `job` was dead-lettered for an operational reason (throttled).
 

@@ -11,7 +11,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from jobs.models import Job
-from jobs.ops import counts, heartbeat, scaling
+from jobs.ops import counts, scaling
+from jobs.worker import heartbeat
 
 
 def _jobs() -> GaugeMetricFamily:

@@ -2,7 +2,7 @@
 
 The page shows it beside a queued row ("next in line · starts in 40 s"). It comes from:
 
-- the worker threads that serve the job's lane: live worker processes (jobs.ops.heartbeat)
+- the worker threads that serve the job's lane: live worker processes (jobs.worker.heartbeat)
   that consume the lane's queue, with their thread counts, and the attempts running on
   them now (each holds a thread, whatever its lane);
 - the jobs ahead of it: queued in its lane before it, plus the lane's resumed jobs (an
@@ -31,8 +31,8 @@ from django.utils import timezone
 from jobs import fairness
 from jobs.lanes import route
 from jobs.models import Job, JobStatus
-from jobs.ops import heartbeat
 from jobs.ops.scaling import seconds_per_job
+from jobs.worker import heartbeat
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from documents.models import Document
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.ops import scaling
 from jobs.ops.models import Minute
@@ -184,6 +183,9 @@ def ended_between(start: datetime, end: datetime) -> dict[tuple[datetime, str], 
     return ended
 
 
+# The table of the documents jobs belong to, as jobs' own foreign key names it.
+_DOCUMENTS = Job._meta.get_field("document").related_model._meta.db_table
+
 # Time to ready is the job's whole life: upload (the job's creation) to searchable.
 # percentile_cont interpolates between the two nearest values, as statistics.quantiles
 # (method="inclusive") does.
@@ -195,7 +197,7 @@ FROM (
     SELECT date_trunc('minute', j.finished_at) AS minute, j.lane, j.status, j.error_code,
            d.page_count AS pages,
            extract(epoch FROM j.finished_at - j.created_at)::float8 AS ready
-    FROM {Job._meta.db_table} j JOIN {Document._meta.db_table} d ON d.id = j.document_id
+    FROM {Job._meta.db_table} j JOIN {_DOCUMENTS} d ON d.id = j.document_id
     WHERE j.finished_at >= %s AND j.finished_at < %s AND j.status IN (%s, %s)
 ) ended
 GROUP BY 1, 2, 3, 4

@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from jobs.lanes import lane_queues
 from jobs.models import Job, Lane
-from jobs.ops import heartbeat
 from jobs.sweeper import resend_first_sent
+from jobs.worker import heartbeat
 
 log = logging.getLogger(__name__)
 

@@ -1,42 +1,6 @@
 from django.db import models
 
 
-class WorkerProcessQuerySet(models.QuerySet["WorkerProcess"]):
-    def dead(self) -> "WorkerProcessQuerySet":
-        """Processes another worker found dead (jobs.ops.heartbeat.mark_dead): the one
-        definition, read by the heartbeat's take-back and by the Job queryset's stale()."""
-        return self.filter(dead_at__isnull=False)
-
-
-class WorkerProcess(models.Model):
-    """A Dramatiq worker process, while it lives: it writes `beat_at` every
-    INGEST_WORKER_BEAT_SECONDS (jobs.ops.heartbeat) and deletes its row when it stops.
-    A process that dies leaves its row: another worker marks it dead (`dead_at`) once it
-    sees the pid gone from their shared process table, or its beat three intervals late."""
-
-    name = models.CharField(max_length=200, primary_key=True, help_text="host:pid")
-    host = models.CharField(max_length=150)
-    pid = models.PositiveIntegerField()
-    threads = models.PositiveIntegerField()
-    queues = models.JSONField(default=list)
-    started_at = models.DateTimeField()
-    beat_at = models.DateTimeField()
-    # The process table the pid belongs to (kernel boot and pid namespace); empty where
-    # it cannot be told. Only a process in the same one may judge the pid gone.
-    pid_space = models.CharField(max_length=100, blank=True, default="", db_default="")
-    dead_at = models.DateTimeField(
-        null=True, blank=True, help_text="When another worker found this process dead."
-    )
-
-    objects = WorkerProcessQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["host", "pid"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
 class Minute(models.Model):
     """One lane's pipeline over one minute, for the ops dashboard's history. Written by
     the sweeper (jobs.ops.history); kept INGEST_OPS_RETENTION_DAYS."""

@@ -9,12 +9,11 @@ from datetime import datetime
 from django.utils.safestring import SafeString
 
 from config.common import humanize
-from jobs.models import Job, JobStatus, Lane
-from jobs.ops import heartbeat
+from jobs.models import Job, JobStatus, Lane, WorkerProcess
 from jobs.ops.charts import Series, Unit, bar_chart, line_chart
-from jobs.ops.models import WorkerProcess
 from jobs.ops.scaling import LaneNow
 from jobs.ops.series import History
+from jobs.worker import heartbeat
 
 LANE_COLOURS: dict[str, str] = {Lane.FAST: "#2457d6", Lane.BATCH: "#d9731a", Lane.OCR: "#0e8a5f"}
 CODE_COLOURS = ("#b3261e", "#7c3aed", "#0f766e", "#a16207", "#be185d", "#475569", "#15803d")

@@ -10,7 +10,6 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
-from documents.models import Document
 from jobs import failures
 from jobs.models import Job, JobStatus
 from jobs.webhooks import addresses, dispatch, fair_share
@@ -80,6 +79,13 @@ def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -
     )
 
 
+def on_job_changed(
+    sender: object, *, job: Job, status: str, chunks: int = 0, **kwargs: object
+) -> None:
+    """jobs.events' changed_in_transaction: a job changed, in the change's transaction."""
+    record(job, status=status, chunks=chunks)
+
+
 def record(job: Job, *, status: str, chunks: int = 0) -> None:
     """Call inside the transaction that ended the job (succeeded or failed; other states
     have no event). For a failure, `job.error_code` and `error_detail` say why."""
@@ -96,13 +102,20 @@ def record(job: Job, *, status: str, chunks: int = 0) -> None:
     # The document's row lock orders its events as their transactions commit: a failure
     # of version 1 cannot get an earlier created_at than version 2's success yet commit
     # after it (completions take the same lock, documents.services.processing.lock_for_completion).
-    document = Document.objects.select_for_update().filter(id=job.document_id)
-    found = document.values("filename", "page_count", "tags", "metadata").first() or {
-        "filename": "",
-        "page_count": None,
-        "tags": [],
-        "metadata": {},
-    }
+    # Locked through the job's own foreign key: the webhooks know jobs, not documents.
+    fields = ("filename", "page_count", "tags", "metadata")
+    locked = (
+        Job.objects.filter(id=job.id)
+        .select_related("document")
+        .select_for_update(of=("document",))
+        .only("id", *(f"document__{name}" for name in fields))
+        .first()
+    )
+    found = (
+        {name: getattr(locked.document, name) for name in fields}
+        if locked
+        else {"filename": "", "page_count": None, "tags": [], "metadata": {}}
+    )
     event = Event(type=event_type, owner_id=job.owner_id, document_id=job.document_id)
     event.job_id, event.created_at = job.id, timezone.now()
     event.payload = _payload(event, job, status, chunks, found)

@@ -1,4 +1,4 @@
-"""Recovery for deliveries, on each pass of the sweeper (jobs/ops/tick.py): a pending
+"""Recovery for deliveries, on each pass of the sweeper (jobs/sweeper.py, on_each_pass): a pending
 delivery whose message never left (the broker was down at commit), or was lost (a
 flushed Redis, a worker that died mid-attempt), is sent again. The database is the
 record; a duplicate message is harmless (the claim drops it), a lost one would not be.

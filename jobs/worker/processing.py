@@ -33,14 +33,14 @@ from config.common.unavailable import (
     STORAGE_WAIT_SECONDS,
     storage_unavailable,
 )
-from documents.services import processing as documents
 from jobs import services
 from jobs.models import Job, Lane, Stage
+from jobs.worker.document_records import records as documents
 from jobs.worker.lease import LeaseKeeper
 from jobs.worker.reconnect import UNREACHABLE, when_database_answers
+from search.embedding import embed
 from search.embedding.signature import current_signature
 from search.pipeline.clean import clean_text
-from search.pipeline.embed import embed
 from search.pipeline.errors import ExtractTimeout, PermanentError, RateLimited, TransientError
 from search.pipeline.extract import Page, pages_to_index, read_document
 from search.pipeline.page import OcrOrder
@@ -260,7 +260,7 @@ def _extract(job: Job, lease: LeaseKeeper) -> list[Page]:
     order = ocr_order(job.lane)
     reading = order is not None and order.mode == "read"
     with _local_file(job.storage_key, lease) as path:
-        if mismatch := documents.check_sha256(document_id=job.document_id, path=path):
+        if mismatch := documents().check_sha256(document_id=job.document_id, path=path):
             raise PermanentError(mismatch, code="checksum_mismatch")
         extracted = read_document(
             path,
@@ -285,7 +285,7 @@ def _extract(job: Job, lease: LeaseKeeper) -> list[Page]:
     metrics.PAGES.inc(len(pages))
     # Only the newest version describes the document.
     _write(
-        documents.record_page_count,
+        documents().record_page_count,
         document_id=job.document_id,
         version=job.version,
         pages=len(pages),
@@ -338,7 +338,7 @@ def _store_batch(
 def _complete(*, job: Job, total: int) -> None:
     """The attempt's success and the version's chunks made visible, in one transaction."""
     with transaction.atomic():
-        ready = documents.lock_for_completion(document_id=job.document_id)
+        ready = documents().lock_for_completion(document_id=job.document_id)
         signature = current_signature()
         outcome = services.complete_job(
             job=job, total=total, ready_version=ready, embed_model=signature
@@ -349,7 +349,7 @@ def _complete(*, job: Job, total: int) -> None:
         if outcome == services.Outcome.SUPERSEDED:
             delete_chunks_of_version(document_id=job.document_id, version=job.version)
             return
-        documents.make_ready(
+        documents().make_ready(
             document_id=job.document_id, version=job.version, embed_model=signature
         )
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)

@@ -85,3 +85,29 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path, monkeypatch)
     monkeypatch.syspath_prepend(str(tmp_path))
 
     assert cycles(grimp.build_graph("loop")) == [{"loop.a", "loop.b"}]
+
+
+def test_nothing_of_the_product_imports_the_tests_not_even_a_deploy_script():
+    """lint-imports sees the packages; the scripts under config/deploy are read here."""
+    product = [ROOT / name for name in ("config", *APPS)]
+    importing = [
+        str(path.relative_to(ROOT))
+        for folder in product
+        for path in folder.rglob("*.py")
+        if any(
+            line.strip().startswith(("from tests", "import tests"))
+            for line in path.read_text().splitlines()
+        )
+    ]
+
+    assert importing == []
+
+
+def test_every_layer_contract_holds_without_exceptions():
+    excepted = {
+        name: contract["ignore_imports"]
+        for name, contract in contracts().items()
+        if contract.get("ignore_imports")
+    }
+
+    assert excepted == {}

@@ -1,6 +1,6 @@
 """Storage fixtures: a private local media root, and a real S3 server.
 
-The S3 server is SeaweedFS (`weed mini`, tests/harness/s3.py): a process of its own,
+The S3 server is SeaweedFS (`weed mini`, config/tooling/s3.py): a process of its own,
 spoken to by boto3 over a socket exactly as AWS or MinIO would be, with one identity
 whose signature it checks. Nothing is mocked inside boto3. The storage settings come
 from config/settings.py itself, run with the INGEST_S3_* variables, so the tests use the
@@ -21,8 +21,8 @@ from django.core.files.storage import FileSystemStorage, default_storage
 from django.test import override_settings
 from storages.backends.s3 import S3Storage
 
+from config.tooling.s3 import S3Server
 from documents.page.socket import consumer
-from tests.harness.s3 import S3Server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "ingest-tests"

@@ -14,12 +14,12 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.common import metrics
+from config.tooling.s3 import S3Server
 from documents.direct import sweep
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from tests.documents.conftest import BUCKET, storages_for_environment
 from tests.documents.test_direct_uploads import arrival_key, complete, send_form, start
 from tests.factories import make_pdf
-from tests.harness.s3 import S3Server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 
 from config.common import redis_clients
 from documents.models import Document
-from documents.upkeep import erasure
+from documents.services import deletion
 from jobs.models import Job, JobAttempt
 from jobs.webhooks.models import Delivery, DeliveryStatus, Event
 from search.models import Chunk
@@ -92,8 +92,8 @@ def test_erasing_an_account_leaves_nothing_of_it_and_all_of_another(
 
 def test_a_second_run_finishes_what_a_crash_left(alice, alice_client, worker, monkeypatch):
     processed(alice_client, seed=4)
-    monkeypatch.setattr(erasure, "delete_files", lambda keys: None)  # the crash: rows gone
-    erasure.erase_documents(owner_id=alice.pk)
+    monkeypatch.setattr(deletion, "delete_files", lambda keys: None)  # the crash: rows gone
+    deletion.erase_documents(owner_id=alice.pk)
     left = default_storage.save(f"documents/{alice.pk}/x/v1.pdf", ContentFile(b"%PDF-1.4"))
     assert held_by(alice.pk)["files"] == 2
     monkeypatch.undo()

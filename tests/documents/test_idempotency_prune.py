@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from documents.front_door.idempotency import forget_expired
 from documents.models import IdempotencyKey
-from jobs.ops import tick
+from jobs import sweeper
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,7 @@ def test_each_sweep_deletes_expired_keys_and_keeps_fresh_ones(alice):
     keys(alice, 3, age=timedelta(hours=25), prefix="old")
     keys(alice, 2, age=timedelta(hours=1), prefix="new")
 
-    tick.every_sweep()
+    sweeper.run_each_pass()
 
     assert sorted(IdempotencyKey.objects.values_list("key", flat=True)) == ["new-0", "new-1"]
 

@@ -9,10 +9,9 @@ import pytest
 from django.utils import timezone
 
 from jobs import fairness, services
-from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
-from jobs.ops import heartbeat
-from jobs.ops.models import WorkerProcess
+from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, WorkerProcess
 from jobs.sweeper import resend_first_sent, take_back_dead
+from jobs.worker import heartbeat
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,9 +8,9 @@ from django.test import override_settings
 from django.utils import timezone
 
 from jobs import services
-from jobs.models import Job
-from jobs.ops import heartbeat, lost_messages
-from jobs.ops.models import WorkerProcess
+from jobs.models import Job, WorkerProcess
+from jobs.ops import lost_messages
+from jobs.worker import heartbeat
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,7 +19,7 @@ import pytest
 from config.tooling.procfile import read_procfile
 from jobs.lanes import lane_queues
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
-from jobs.ops.models import WorkerProcess as WorkerRow
+from jobs.models import WorkerProcess as WorkerRow
 from search.embedding.ratelimit import shared_limiter
 from search.models import Chunk
 from tests.chaos.conftest import WorkerProcess, database_url, openai_env

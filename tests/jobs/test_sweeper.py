@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from jobs import services
+from jobs import services, sweeper
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
 from jobs.sweeper import broker_started_at, requeue_stuck
 from tests.conftest import at_once, eventually, pdf_upload, running_worker, wait_until_terminal
@@ -200,3 +200,36 @@ def test_a_dead_workers_job_is_served_before_the_backlog_it_already_waited_behin
     order = list(Job.objects.order_by("finished_at").values_list("id", flat=True))
     # The one thread may have taken a backlog job before the resumed one reached it.
     assert taken_back.id in order[:2], f"finished {order.index(taken_back.id) + 1}th of 7"
+
+
+_RAN: list[str] = []
+
+
+def _boom() -> None:
+    raise RuntimeError("a step that breaks")
+
+
+def _note() -> None:
+    _RAN.append("noted")
+
+
+@pytest.mark.django_db
+def test_each_pass_runs_every_apps_steps_and_a_broken_one_stops_none(caplog):
+    sweeper.on_each_pass(f"{__name__}._boom", f"{__name__}._note")
+    try:
+        with caplog.at_level("WARNING", logger="jobs.sweeper"):
+            sweeper.run_each_pass()
+    finally:
+        for path in (f"{__name__}._boom", f"{__name__}._note"):
+            sweeper.each_pass.disconnect(dispatch_uid=path)
+
+    failed = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
+    assert failed == [f"sweeper: {__name__}._boom failed"]  # the apps' own steps all ran clean
+    assert _RAN == ["noted"]
+    connected = {receiver[0][0] for receiver in sweeper.each_pass.receivers}  # (uid, sender)
+    assert {
+        "jobs.ops.history.record",
+        "jobs.webhooks.sweep.resend_due",
+        "documents.direct.sweep.every_pass",
+        "documents.upkeep.retention.every_pass",
+    } <= connected

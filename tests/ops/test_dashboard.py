@@ -10,9 +10,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from jobs.models import Job, JobStatus
+from jobs.models import Job, JobStatus, WorkerProcess
 from jobs.ops import history, panels
-from jobs.ops.models import WorkerProcess
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db

@@ -8,9 +8,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Job, JobAttempt, JobStatus, Lane
+from jobs.models import Job, JobAttempt, JobStatus, Lane, WorkerProcess
 from jobs.ops import estimate
-from jobs.ops.models import WorkerProcess
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db

@@ -32,8 +32,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from config.accounts.tokens import issue_token
 from documents.models import Document
-from jobs.models import Job, JobStatus, Lane
-from jobs.ops.models import WorkerProcess
+from jobs.models import Job, JobStatus, Lane, WorkerProcess
 from search.models import Chunk
 from tests.browser.servers import Stack
 from tests.chaos.conftest import database_url

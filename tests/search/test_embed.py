@@ -1,6 +1,6 @@
 import math
 
-from search.pipeline.embed import hashing_embed
+from search.embedding import hashing_embed
 
 
 def cosine(a: list[float], b: list[float]) -> float:

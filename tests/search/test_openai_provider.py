@@ -7,7 +7,7 @@ import time
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from search.pipeline.embed import embed
+from search.embedding import embed
 from search.pipeline.errors import PermanentError, ProviderUnavailable, RateLimited, Timeout
 from tests.fakes.openai_server import vector_for
 

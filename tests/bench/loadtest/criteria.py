@@ -177,7 +177,7 @@ def scans_read(answers: list[Answer], final: Final) -> list[Criterion]:
 
 
 # A killed worker's jobs are claimed again this soon after the kill, whatever the lease:
-# its death is known within seconds (its pid gone, jobs.ops.heartbeat), its jobs taken
+# its death is known within seconds (its pid gone, jobs.worker.heartbeat), its jobs taken
 # back at once and sent to the lane's resume queue, served before the backlog.
 RECLAIM_LIMIT = 15.0
 

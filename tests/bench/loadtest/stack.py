@@ -1,7 +1,7 @@
 """The load test's private stack: what the Procfile runs, on services nobody else uses.
 
 Postgres, Redis and the data directory come from tests.bench.services (a temporary directory),
-the uploads are stored on a real S3 server of the run's own (SeaweedFS, tests/harness/s3.py);
+the uploads are stored on a real S3 server of the run's own (SeaweedFS, config/tooling/s3.py);
 the server processes are tests/browser/servers.py's, each in its own session, plus more
 Dramatiq workers (the OCR lane's when asked for) and the sweeper; the embeddings provider
 is the fake OpenAI server that the browser tests switch between answers. Nothing is
@@ -18,11 +18,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from config.tooling.s3 import S3Server
 from jobs.lanes import lane_queues
 from tests.bench.services import Services, start_services
 from tests.browser.servers import BreakableOpenAI, ServerProcess, Stack
 from tests.harness import faults
-from tests.harness.s3 import S3Server
 
 API_KEY = "loadtest-key"
 # The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE, WORKER_OCR_NICE): uploads

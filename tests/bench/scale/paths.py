@@ -83,7 +83,7 @@ def read_paths(large_owner: str, small_owner: str) -> list[Path]:
     from rest_framework.test import APIClient
 
     from documents.models import Document
-    from jobs.ops import tick
+    from jobs import sweeper
     from jobs.sweeper import requeue_stuck
 
     users = get_user_model().objects
@@ -104,7 +104,7 @@ def read_paths(large_owner: str, small_owner: str) -> list[Path]:
 
     def sweep() -> None:
         requeue_stuck()
-        tick.every_sweep()
+        sweeper.run_each_pass()
 
     return [
         Path("document list, first page", lambda: ok(large.get("/api/documents/"))),

@@ -5,8 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import DatabaseError, connection
 
-from jobs.ops import tick
-from jobs.sweeper import SweepReport, requeue_stuck
+from jobs.sweeper import SweepReport, requeue_stuck, run_each_pass
 
 
 class Command(BaseCommand):
@@ -49,7 +48,7 @@ class Command(BaseCommand):
     def _sweep(self, older_than: float | None, dry_run: bool) -> None:
         self._report(requeue_stuck(older_than=older_than, dry_run=dry_run), dry_run)
         if not dry_run:
-            tick.every_sweep()  # the ops dashboard's history, the queue-age alert
+            run_each_pass()  # the ops dashboard's history, the queue-age alert, upkeep
 
     def _report(self, report: SweepReport, dry_run: bool) -> None:
         would = "would " if dry_run else ""

