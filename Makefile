@@ -116,7 +116,7 @@ CLUSTER_SHORT := --users 20 --gap 5 --settle 10
 test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr pgbouncer
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 --direct-share 0.5 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m tests.bench.cluster $(CLUSTER_SHORT) $(LOADTEST_ARGS) || status=$$?; \
-	$(PY) -m pytest $(PYTEST_ARGS) || status=$$?; exit $$status
+	$(PY) -m pytest --durations=20 $(PYTEST_ARGS) || status=$$?; exit $$status
 
 ## make loadtest: N users upload real PDFs at once to a private stack while a worker is
 ## killed, Redis, Postgres and the S3 server restart and the provider says 429; PASS/FAIL per criterion
