@@ -84,18 +84,23 @@ class Unsatisfiable(Exception):
     """A Range none of whose bytes the file has (416); args[0] is the file's size."""
 
 
+class BadRange(Exception):
+    """A Range holding a number longer than any byte position (400); args[0] its digits."""
+
+
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
 # More digits than any file's size has (10**18 bytes is an exabyte). int() refuses a string
-# of over 4,300 digits, and a Range may hold any number: a longer one is read as this.
-_MAX_DIGITS = 18
-_PAST_ANY_END = 10**_MAX_DIGITS
+# of over 4,300 digits: a longer number is refused before it is read (BadRange).
+MAX_DIGITS = 18
 
 
 def _position(digits: str) -> int:
-    """A Range's number; one too long for any file stands for one past every end, which
-    the range then treats as it treats any number past the end."""
+    """A Range's number (leading zeros are still the number); raises BadRange past
+    MAX_DIGITS significant digits."""
     digits = digits.lstrip("0") or "0"
-    return int(digits) if len(digits) <= _MAX_DIGITS else _PAST_ANY_END
+    if len(digits) > MAX_DIGITS:
+        raise BadRange(len(digits))
+    return int(digits)
 
 
 def byte_range(header: str, size: int) -> tuple[int, int] | None:
@@ -103,8 +108,9 @@ def byte_range(header: str, size: int) -> tuple[int, int] | None:
     bytes: `bytes=0-99`, `bytes=100-` or `bytes=-100` (the last 100). None when the whole
     file is to be sent: no header, a form this does not read (several ranges, another
     unit), which RFC 9110 lets a server ignore. A last byte past the end means up to the
-    end, and a suffix longer than the file all of it (RFC 9110, 14.1.1), however many
-    digits the number has. Raises Unsatisfiable (416) when the range starts past the end."""
+    end, and a suffix longer than the file all of it (RFC 9110, 14.1.1). Raises
+    Unsatisfiable (416) when the range starts past the end, BadRange (400) for a number
+    longer than any byte position."""
     match = _RANGE.fullmatch(header.strip())
     if match is None or match.groups() == ("", ""):
         return None

@@ -298,7 +298,11 @@ download = extend_schema(
         302: OpenApiResponse(
             description="On S3 with redirects on: `Location` is a signed URL of the file."
         ),
-        400: OpenApiResponse(RefusalOut, "A `version` that is not a number (`invalid`)."),
+        400: OpenApiResponse(
+            RefusalOut,
+            "A `version` that is not a number (`invalid`), or a Range holding a number of "
+            "more than 18 digits (`invalid_range`).",
+        ),
         404: OpenApiResponse(
             RefusalOut,
             "No such document of yours (`not_found`), no such version (`version_not_found`), "

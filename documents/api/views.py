@@ -202,6 +202,13 @@ class DocumentViewSet(viewsets.GenericViewSet):
                 code="file_missing",
                 detail="The file of this version is no longer stored.",
             ) from exc
+        except downloads.BadRange as exc:
+            raise Refused(
+                status_code=400,
+                code="invalid_range",
+                detail=f"The Range header holds a number of {exc.args[0]} digits; a byte "
+                f"position has at most {downloads.MAX_DIGITS}.",
+            ) from exc
         except downloads.Unsatisfiable as exc:
             refused = Refused(
                 status_code=416,

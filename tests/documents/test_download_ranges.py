@@ -67,34 +67,25 @@ def test_a_range_past_the_end_is_refused_with_the_files_size(alice_client, broke
 HUGE = "9" * 5000  # past int()'s 4,300 digits: a number too long to read as one
 
 
-@pytest.mark.parametrize(
-    ("header", "first", "last"),
-    [
-        (f"bytes=0-{HUGE}", 0, SIZE - 1),  # a last byte past the end: up to the end
-        (f"bytes=-{HUGE}", 0, SIZE - 1),  # more last bytes than the file has: all of it
-        (f"bytes={'0' * 5000}5-9", 5, 9),  # leading zeros are still the number 5
-    ],
-)
-def test_a_range_with_a_huge_number_is_read_as_any_large_one(
-    alice_client, broker, header, first, last
-):
+@pytest.mark.parametrize("header", [f"bytes=0-{HUGE}", f"bytes=-{HUGE}", f"bytes={HUGE}-"])
+def test_a_range_with_a_number_longer_than_any_file_is_refused(alice_client, broker, header):
     document_id = upload(alice_client)
 
     response = download(alice_client, document_id, Range=header)
 
-    assert response.status_code == 206
-    assert b"".join(response.streaming_content) == CONTENT[first : last + 1]
-    assert response["Content-Range"] == f"bytes {first}-{last}/{SIZE}"
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_range"
+    assert "5000 digits" in response.json()["detail"]
 
 
-def test_a_range_starting_at_a_huge_number_is_past_the_end(alice_client, broker):
+def test_leading_zeros_do_not_make_a_range_number_long(alice_client, broker):
     document_id = upload(alice_client)
 
-    response = download(alice_client, document_id, Range=f"bytes={HUGE}-")
+    response = download(alice_client, document_id, Range=f"bytes={'0' * 5000}5-9")
 
-    assert response.status_code == 416
-    assert response.json()["code"] == "range_not_satisfiable"
-    assert response["Content-Range"] == f"bytes */{SIZE}"
+    assert response.status_code == 206
+    assert b"".join(response.streaming_content) == CONTENT[5:10]
+    assert response["Content-Range"] == f"bytes 5-9/{SIZE}"
 
 
 @pytest.mark.parametrize(
