@@ -154,24 +154,24 @@ def at_once(task: Callable[[], T], count: int = 2) -> list[T]:
 # benchmarks' smoke runs): `pytest -m "not slow"` leaves them out. Measured with
 # `pytest --durations`; a module joins when its tests pass a few seconds each.
 SLOW_MODULES = {
-    "config/test_embedded.py",
-    "config/test_embedded_status.py",
     "config/test_https.py",
     "config/test_quick_start.py",
     "config/test_schema_fuzz.py",
-    "documents/test_consumer_daphne.py",
-    "documents/test_consumer_limits.py",
-    "documents/test_reocr.py",
+    "config/tooling/test_embedded.py",
+    "config/tooling/test_embedded_status.py",
+    "documents/page/socket/test_consumer_daphne.py",
+    "documents/page/socket/test_consumer_limits.py",
+    "documents/upkeep/test_reembed.py",
+    "documents/upkeep/test_reocr.py",
+    "jobs/ops/test_metrics_processes.py",
     "jobs/test_fair_workers.py",
     "jobs/test_lanes_workers.py",
-    "jobs/test_priority.py",
-    "ops/test_metrics_processes.py",
+    "jobs/webhooks/test_delivery_hang.py",
+    "jobs/worker/test_priority.py",
     "search/test_bench_search.py",
     "search/test_corpus.py",
     "search/test_reader_pdfium.py",
-    "search/test_reembed.py",
     "search/test_search_recall.py",
-    "webhooks/test_delivery_hang.py",
 }
 
 

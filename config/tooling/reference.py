@@ -4,7 +4,7 @@ Every variable the settings and gunicorn's settings read (config.common.env note
 its kind, default and bounds), and those config/tooling/variables.py declares for the Procfile, the
 Makefile and the tests, as tables by topic with what each means (config/tooling/variables.py).
 `make lint` writes it again in a temporary directory and fails when the committed page
-differs; tests/config/test_configuration_reference.py checks that nothing read goes
+differs; tests/config/tooling/test_configuration_reference.py checks that nothing read goes
 undocumented.
 """
 

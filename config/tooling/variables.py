@@ -4,7 +4,7 @@ config.common.env's readers note what the code reads (the kind of value, the def
 this module says what each variable is for and under which topic it is listed, and declares
 the variables that no reader reads as the settings load (the Procfile's, the Makefile's, the
 tests'). `python -m config.tooling.reference` joins the two into docs/running/configuration.md, and
-tests/config/test_configuration_reference.py fails when the code reads a variable that has
+tests/config/tooling/test_configuration_reference.py fails when the code reads a variable that has
 no entry here, or an entry names a variable nothing reads.
 """
 

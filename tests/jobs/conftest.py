@@ -1,10 +1,10 @@
-"""Fixtures for the job admin's tests (their helpers are in tests/jobs/admin_console.py)."""
+"""Fixtures for the job admin's tests (their helpers are in tests/jobs/admin/admin_console.py)."""
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.jobs.admin_console import logged_in
+from tests.jobs.admin.admin_console import logged_in
 
 
 @pytest.fixture

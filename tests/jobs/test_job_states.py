@@ -10,7 +10,7 @@ from jobs import fairness, services
 from jobs.models import Job, JobStatus
 from jobs.sweeper import requeue_stuck
 from tests.factories import make_document
-from tests.ops.metrics_reader import scrape, value
+from tests.jobs.ops.metrics_reader import scrape, value
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
