@@ -11,7 +11,7 @@ from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
 from jobs.webhooks.sweep import resend_due
 from tests.conftest import eventually, pdf_upload, wait_until_terminal
 from tests.factories import make_pdf
-from tests.harness.webhook_receiver import Receiver, Reply
+from tests.fakes.webhook_receiver import Receiver, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,7 +17,7 @@ from jobs.webhooks import signing
 from jobs.webhooks.delivery import Schedule, deliver, redeliver
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint, SigningSecret
 from tests.conftest import at_once, eventually, running_worker
-from tests.harness.webhook_receiver import (
+from tests.fakes.webhook_receiver import (
     GONE,
     TOO_MANY,
     Receiver,

@@ -18,7 +18,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from jobs.webhooks import client
 from jobs.webhooks.addresses import Target
-from tests.harness.webhook_receiver import Receiver, Reply, redirect
+from tests.fakes.webhook_receiver import Receiver, Reply, redirect
 
 BODY = b'{"id":"msg_1","type":"document.succeeded"}'
 SHORT = client.Limits(connect=1, total=1)

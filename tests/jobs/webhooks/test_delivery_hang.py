@@ -8,7 +8,7 @@ from jobs.webhooks import delivery as deliveries
 from jobs.webhooks.delivery import Schedule
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
 from tests.conftest import eventually, running_worker
-from tests.harness.webhook_receiver import Receiver, Reply, end_job
+from tests.fakes.webhook_receiver import Receiver, Reply, end_job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,7 +11,7 @@ from jobs.sweeper import broker_started_at
 from jobs.webhooks import sweep
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
 from tests.conftest import at_once, eventually, running_worker
-from tests.harness.webhook_receiver import Receiver, end_job
+from tests.fakes.webhook_receiver import Receiver, end_job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

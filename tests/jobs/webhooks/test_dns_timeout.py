@@ -13,7 +13,7 @@ from jobs.webhooks import addresses, client
 from jobs.webhooks.addresses import WebhookDNSTimeout
 from jobs.webhooks.delivery import Claim, _attempt
 from jobs.webhooks.models import Delivery
-from tests.harness.webhook_receiver import end_job
+from tests.fakes.webhook_receiver import end_job
 from tests.jobs.webhooks.conftest import DNS_TIMEOUT as TIMEOUT
 
 SLACK = 2.0  # how late past the timeout a refusal may come on two busy cores
