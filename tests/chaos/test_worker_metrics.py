@@ -10,7 +10,7 @@ from config.tooling import embedded
 from jobs.models import JobStatus
 from jobs.ops.worker_metrics import allowed
 from tests.chaos.test_worker_crashes import upload
-from tests.conftest import wait_until_terminal
+from tests.conftest import eventually, wait_until_terminal
 
 
 def scrape(port: int) -> tuple[int, str]:
@@ -35,9 +35,15 @@ def test_a_worker_process_serves_the_machines_counters(
     [job] = wait_until_terminal([upload(alice_client, seed=21)], timeout=60)
 
     assert job.status == JobStatus.SUCCEEDED
-    status, text = scrape(port)
+    # The worker counts an ending after its commit, which the test may see first.
+    counted = 'ingest_job_attempts_total{outcome="succeeded"} 1.0'
+
+    def scraped_with_the_count() -> tuple[int, str] | None:
+        answer = scrape(port)
+        return answer if counted in answer[1] else None
+
+    status, text = eventually(scraped_with_the_count, timeout=15)
     assert status == 200
-    assert 'ingest_job_attempts_total{outcome="succeeded"} 1.0' in text
     assert "ingest_chunks_stored_total" in text
     assert "ingest_jobs{" not in text  # the database's gauges stay with the web's /metrics
 
