@@ -3,7 +3,6 @@ INGEST_S3_PREFIX), where a form's bytes arrive (a staging key of the upload's ow
 where a multipart upload's parts go (the document's key), and deleting what an upload
 left there."""
 
-import logging
 import uuid
 from typing import Any
 
@@ -11,9 +10,6 @@ from django.core.files.storage import default_storage
 
 from documents.front_door.refusal import Refusal
 from documents.models import DirectUpload
-
-log = logging.getLogger(__name__)
-
 
 # Where forms' bytes arrive (under INGEST_S3_PREFIX), apart from every document's key.
 STAGING = "direct-uploads"
@@ -82,11 +78,10 @@ def upload_of(name: str) -> DirectUpload | None:
     return DirectUpload.objects.filter(storage_key=name).first()
 
 
-def staged(*, limit: int = 1000) -> list[str]:
-    """The storage names of objects at staging keys, at most `limit` (one listing)."""
-    client, bucket = s3()
-    listed = client.list_objects_v2(Bucket=bucket, Prefix=object_key(STAGING + "/"), MaxKeys=limit)
-    return [name_of(item["Key"]) for item in listed.get("Contents", [])]
+def staged() -> list[str]:
+    """The storage names of the objects at staging keys (the storage's own listing)."""
+    _, files = default_storage.listdir(STAGING)
+    return [f"{STAGING}/{name}" for name in files]
 
 
 def staged_upload_id(name: str) -> uuid.UUID | None:
@@ -97,14 +92,6 @@ def staged_upload_id(name: str) -> uuid.UUID | None:
         return uuid.UUID(name[len(STAGING) + 1 :].removesuffix(".pdf"))
     except ValueError:
         return None
-
-
-def delete_names(names: list[str]) -> None:
-    """Delete these objects, a thousand a request (S3's limit)."""
-    client, bucket = s3()
-    for start in range(0, len(names), 1000):
-        batch = [{"Key": object_key(name)} for name in names[start : start + 1000]]
-        client.delete_objects(Bucket=bucket, Delete={"Objects": batch, "Quiet": True})
 
 
 def delete_object(upload: DirectUpload) -> None:

@@ -3,7 +3,6 @@ a PDF by its first bytes), move a form's bytes from their staging key to the doc
 key on condition of their ETag, record Document and Job in one statement, and keep the
 answer every later completion gets. Raises NotArrived while the bytes are not all there."""
 
-import logging
 import uuid
 from typing import Any
 
@@ -30,8 +29,6 @@ from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.services.insert import insert_document_with_job
 from documents.services.uploads import UNVERIFIED_SHA256, Accepted, duplicate_of
 from jobs.models import Job
-
-log = logging.getLogger(__name__)
 
 
 class NotArrived(Exception):

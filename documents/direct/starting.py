@@ -2,7 +2,6 @@
 and where to send the bytes (a presigned form, or a presigned URL per part signing its
 exact size)."""
 
-import logging
 import math
 import uuid
 from dataclasses import dataclass, field
@@ -20,9 +19,6 @@ from documents.front_door import quotas
 from documents.front_door.refusal import Refusal
 from documents.models import DirectUpload
 from documents.services.uploads import storage_key
-
-log = logging.getLogger(__name__)
-
 
 MAX_PARTS = 10_000  # S3's limit on the parts of one multipart upload
 

@@ -14,6 +14,7 @@ expired or erased (its policy lasts until the upload's expiry), so nothing stays
 import logging
 from datetime import timedelta
 
+from django.core.files.storage import default_storage
 from django.db.models import F
 from django.utils import timezone
 
@@ -99,7 +100,8 @@ def sweep_staging() -> list[str]:
         ).values_list("id", flat=True)
     )
     left = [name for name, upload_id in staged.items() if upload_id not in started]
-    bucket.delete_names(left)
+    for name in left:  # rare: a form posted again after its upload ended
+        default_storage.delete(name)
     if left:
         log.info("deleted %d objects posted to direct uploads that had ended", len(left))
     return left

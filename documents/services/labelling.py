@@ -1,14 +1,11 @@
 """A document's tags and metadata, replaced by its owner."""
 
-import logging
 import uuid
 from typing import Any
 
 from django.utils import timezone
 
 from documents.models import Document
-
-log = logging.getLogger(__name__)
 
 
 def relabel(

@@ -2,7 +2,6 @@
 web process read, the page count, and the version search serves."""
 
 import hashlib
-import logging
 import uuid
 from pathlib import Path
 
@@ -13,8 +12,6 @@ from django.db import (
 
 from documents.models import Document
 from documents.services.uploads import UNVERIFIED_SHA256
-
-log = logging.getLogger(__name__)
 
 
 def check_sha256(*, document_id: uuid.UUID, path: Path) -> str | None:

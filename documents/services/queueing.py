@@ -1,12 +1,8 @@
 """A new queued job for a document's current version, made its current job."""
 
-import logging
-
 from documents.models import Document
 from jobs import services as jobs
 from jobs.models import Job, Lane
-
-log = logging.getLogger(__name__)
 
 
 def queue_new_job(

@@ -1,6 +1,5 @@
 """A failed document's fresh attempt, and the rule for when it may have one."""
 
-import logging
 import uuid
 from collections.abc import Callable
 
@@ -13,8 +12,6 @@ from documents.services.queueing import queue_new_job
 from jobs import failures
 from jobs import services as jobs
 from jobs.models import Job, JobStatus
-
-log = logging.getLogger(__name__)
 
 
 class NotRetryable(Exception):
