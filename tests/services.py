@@ -4,6 +4,10 @@ It runs before pytest-django loads the settings, so DATABASE_URL, REDIS_URL and
 INGEST_DATA_DIR point at private instances in a temporary directory: the suite never
 touches the checkout's embedded services or the machine's shared ones, and tests may
 stop and restart these freely. Both are removed when the run ends.
+
+Under pytest-xdist (`pytest -n 2`, as `make test` runs) every worker is a pytest process
+of its own and starts its own pair, so workers never share a database, a queue or a
+data directory; the controller, which runs no test, starts none.
 """
 
 import atexit
@@ -24,8 +28,24 @@ _running: list[harness.PrivateServices] = []
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_load_initial_conftests(early_config, parser, args):
-    _start_services()
+    os.environ.update(
+        DJANGO_SECRET_KEY="tests-only-secret",
+        # Never the paid API because someone has a key in their shell.
+        INGEST_EMBED_PROVIDER="hashing",
+    )
+    if _runs_tests(early_config):
+        _start_services()
+    else:
+        _controller_data_dir()
     yield
+
+
+def _runs_tests(early_config: pytest.Config) -> bool:
+    """False for an xdist controller: it hands the tests to workers and runs none."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return True
+    options = early_config.known_args_namespace
+    return not getattr(options, "numprocesses", None) or getattr(options, "dist", "") == "no"
 
 
 def _start_services() -> None:
@@ -35,10 +55,17 @@ def _start_services() -> None:
     os.environ.update(
         services.variables,
         INGEST_TEST_ROOT=str(services.root),
-        DJANGO_SECRET_KEY="tests-only-secret",
-        # Never the paid API because someone has a key in their shell.
-        INGEST_EMBED_PROVIDER="hashing",
+        # Named outright: an xdist worker inherits the controller's, which its settings set.
+        PROMETHEUS_MULTIPROC_DIR=str(services.data_dir / "prometheus"),
     )
+
+
+def _controller_data_dir() -> None:
+    """The xdist controller loads the settings too: a data directory of its own keeps
+    them off the checkout's var/."""
+    root = tempfile.mkdtemp(prefix="ingest-tests-controller-")
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    os.environ["INGEST_DATA_DIR"] = root
 
 
 def _services() -> harness.PrivateServices:

@@ -14,6 +14,9 @@ from config.http import api_fallbacks
 from tests.conftest import pdf_upload
 from tests.factories import make_pdf
 
+# An id no row has (the same in every test process: pytest-xdist compares collections).
+UNKNOWN = uuid.UUID("00000000-0000-4000-8000-00000000dead")
+
 pytestmark = pytest.mark.django_db
 
 
@@ -29,9 +32,9 @@ def assert_error(response, status: int, code: str) -> dict:
 @pytest.mark.parametrize(
     "path",
     [
-        f"/api/jobs/{uuid.uuid4()}/",
-        f"/api/documents/{uuid.uuid4()}/",
-        f"/api/documents/{uuid.uuid4()}/retry/",
+        f"/api/jobs/{UNKNOWN}/",
+        f"/api/documents/{UNKNOWN}/",
+        f"/api/documents/{UNKNOWN}/retry/",
     ],
 )
 def test_an_unknown_id_answers_404_not_found(alice_client, path):
