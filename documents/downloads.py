@@ -1,8 +1,8 @@
 """Reads for a document's versions: which versions it has, and the stored file of each.
 
 Each version's bytes stay stored under the key its job recorded (Job.storage_key; a
-version made again from the same bytes, by manage.py reembed, shares its predecessor's
-key), with the name they were uploaded under (Job.filename). Jobs of older rows recorded
+version re-processed by manage.py reprocess has more than one job, each with its key),
+with the name they were uploaded under (Job.filename). Jobs of older rows recorded
 no name: the document's own stands in.
 """
 

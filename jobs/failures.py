@@ -91,8 +91,8 @@ FILE_FAILURES = (
 _PAGES = re.compile(r"has (?P<pages>\d+) pages; the limit is (?P<limit>\d+)")
 
 
-# How the details of a no_text that OCR looked at begin, by NO_TEXT's key (manage.py reocr
-# leaves those out unless told to take them too).
+# How the details of a no_text that OCR looked at begin, by NO_TEXT's key (manage.py
+# reprocess ocr leaves those out unless told to take them too).
 OCR_READ = {
     "ocr_found_nothing": OCR_FOUND_NOTHING.split("{", 1)[0],
     "no_images": NO_IMAGES_DETAIL,

@@ -348,7 +348,7 @@ def complete_job(*, job: Job, total: int, ready_version: int | None, embed_model
     """Finish a successful attempt; the owner's pages hear of it after commit.
     `embed_model` is the signature of the embedding that made the vectors
     (search.embedding.signature), recorded with the success so that a version is never
-    ready without it (manage.py reembed reads it).
+    ready without it (manage.py reprocess embeddings reads it).
 
     Call inside the transaction that locked the document (documents.services
     `lock_for_completion`, which gives `ready_version`, so two versions finishing at
@@ -633,8 +633,8 @@ def record_embed_model(
     *, job_ids: "QuerySet[Any, Any] | Iterable[uuid.UUID]", signature: str
 ) -> int:
     """Record `signature` as the embedding that made these succeeded jobs' vectors, where
-    none was recorded (manage.py reembed --adopt-unrecorded, for vectors made before the
-    record was kept). Not a change of state: nothing is announced. Returns how many."""
+    none was recorded (manage.py reprocess embeddings --adopt-unrecorded, for vectors made
+    before the record was kept). Not a change of state: nothing is announced. Returns how many."""
     return Job.objects.filter(id__in=job_ids, status=JobStatus.SUCCEEDED, embed_model="").update(
         embed_model=signature
     )

@@ -18,8 +18,8 @@ keeps the few that are the owner's, often fewer than asked for. Two remedies, by
 
 Only documents whose ready version the configured embedding made are compared (the
 document's `ready_embed_model`): a query's vector and a chunk's vector of another model
-measure nothing together, so during `manage.py reembed` the documents not yet re-embedded
-are found by their text alone.
+measure nothing together, so during `manage.py reprocess embeddings` the documents not yet
+re-embedded are found by their text alone.
 
 `sharing` (search/floors.py says why the `hashing` provider asks it) keeps only chunks that
 share a word with the query, by its 'english' lexemes on the chunk's `search_vector`: in the

@@ -63,8 +63,8 @@ def make_ready(*, document_id: uuid.UUID, version: int, embed_model: str) -> Non
 
 def adopt_embed_model(*, document_ids: list[uuid.UUID], embed_model: str) -> None:
     """Record `embed_model` as the maker of these documents' ready vectors where nothing
-    was recorded (manage.py reembed --adopt): the vector side of a search compares them
-    again."""
+    was recorded (manage.py reprocess embeddings --adopt-unrecorded): the vector side of
+    a search compares them again."""
     Document.objects.filter(id__in=document_ids, ready_embed_model="").update(
         ready_embed_model=embed_model
     )

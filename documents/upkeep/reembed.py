@@ -1,5 +1,6 @@
-"""Re-embedding (manage.py reembed): the ready documents whose vectors another embedding
-made, and queueing each as a new version of the same bytes.
+"""Re-embedding (manage.py reprocess embeddings, alias reembed): the ready documents whose
+vectors another embedding made, each embedded again as a new job of the version search
+serves.
 
 Which embedding made a ready version's vectors is the `embed_model` of the version's
 latest succeeded job ("<provider>:<model>:<dimensions>", search/embedding/signature.py).
@@ -10,9 +11,12 @@ records the configured embedding on them instead, for a deployment that already 
 
 A document is queued only while the version search serves is its latest one and no job
 of it is in flight: a newer version in flight will be embedded by the workers' settings
-anyway, and a newer version that failed is its owner's to replace or retry. The new
-version (n + 1) processes the stored bytes of version n on the batch lane; search keeps
-serving version n until n + 1 is ready (jobs/worker/processing.py).
+anyway, and a newer version that failed is its owner's to replace or retry. The re-run
+is a job of that same version on the batch lane (the owner sees no new version). Its
+chunks replace the old ones in place; until it succeeds the document keeps its old
+`ready_embed_model`, so the vector side of a search, which compares only vectors of the
+configured embedding (search/vector.py), leaves the half-done document out and the text
+side serves it as before (jobs/worker/processing.py makes the switch in one transaction).
 """
 
 import uuid
@@ -26,7 +30,8 @@ from django.db.models.functions import Coalesce, RowNumber
 
 from documents.models import Document
 from documents.services.processing import adopt_embed_model
-from documents.services.queueing import queue_same_bytes_again
+from documents.services.queueing import queue_new_job
+from documents.upkeep.waves import DONE
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 from jobs.services import record_embed_model
 
@@ -123,13 +128,10 @@ def next_candidates(scope: Scope, *, limit: int, skip: set[uuid.UUID]) -> list[u
 
 
 def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
-    """Queue the document's ready bytes again as version n + 1 on the batch lane; its job
-    is sent after commit. None (nothing changed) when, under the document's row lock, it
-    no longer qualifies: deleted, a new version or a job in flight, or now up to date.
-
-    The new version reuses the stored file of version n: the bytes are the same, and a
-    version's file is kept as long as its document is (documents.services).
-    """
+    """Queue a new job of the document's ready version on the batch lane (never in the way
+    of uploads), made its current job and sent after commit. None (nothing changed) when,
+    under the document's row lock, it no longer qualifies: deleted, a new version or a job
+    in flight, or now up to date."""
     with transaction.atomic():
         document = (
             _out_of_date(scope)
@@ -139,7 +141,7 @@ def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
         )
         if document is None:
             return None
-        return queue_same_bytes_again(document=document, lane=Lane.BATCH)  # never delays uploads
+        return queue_new_job(document, lane=Lane.BATCH)
 
 
 def adopt_unrecorded(scope: Scope) -> int:
@@ -157,24 +159,73 @@ def adopt_unrecorded(scope: Scope) -> int:
     return adopted
 
 
-def lane_in_flight(lane: str = Lane.BATCH) -> int:
-    """Jobs queued or processing in `lane`, whoever queued them: what a wave waits on."""
-    return Job.objects.in_flight().filter(lane=lane).count()
+FAILED = "failed"
 
 
-DONE, FAILED = "done", "failed"
+class Reembedding:
+    """The re-processing kind (documents/upkeep/waves.py) that embeds documents again."""
 
+    lane = "batch"  # the lane its waves fill, as the command names it
 
-def endings(job_ids: list[uuid.UUID], target: str) -> dict[uuid.UUID, str]:
-    """How each of these jobs that has ended ended: DONE (succeeded, made by `target`),
-    FAILED (failed, or cancelled: superseded by a newer upload, or by hand), or the
-    signature of the other embedding that made it (a worker with other settings).
-    Jobs still in flight are left out."""
-    rows = Job.objects.filter(id__in=job_ids).exclude(status__in=IN_FLIGHT_STATUSES)
-    result = {}
-    for job_id, status, made_by in rows.values_list("id", "status", "embed_model"):
-        if status != JobStatus.SUCCEEDED:
-            result[job_id] = FAILED
-        else:
-            result[job_id] = DONE if made_by == target else made_by or "an unrecorded embedding"
-    return result
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    @property
+    def again(self) -> str:
+        command = "manage.py reprocess embeddings"
+        if self.scope.everything and self.scope.before is not None:
+            command += f" --all --before {self.scope.before.isoformat(timespec='microseconds')}"
+        return command
+
+    def busy(self, pending: set[uuid.UUID]) -> int:
+        """Jobs queued or processing in the batch lane, whoever queued them."""
+        return Job.objects.in_flight().filter(lane=Lane.BATCH).count()
+
+    def next_candidates(self, *, limit: int, skip: set[uuid.UUID]) -> list[uuid.UUID]:
+        return next_candidates(self.scope, limit=limit, skip=skip)
+
+    def requeue(self, document_id: uuid.UUID) -> uuid.UUID | None:
+        job = requeue(document_id, self.scope)
+        return None if job is None else job.id
+
+    def endings(self, job_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
+        """DONE (succeeded, made by the configured embedding), FAILED (failed, or
+        cancelled: superseded by a newer upload, or by hand), or the signature of the
+        other embedding that made it (a worker with other settings)."""
+        rows = Job.objects.filter(id__in=job_ids).exclude(status__in=IN_FLIGHT_STATUSES)
+        result = {}
+        for job_id, status, made_by in rows.values_list("id", "status", "embed_model"):
+            if status != JobStatus.SUCCEEDED:
+                result[job_id] = FAILED
+            elif made_by == self.scope.target:
+                result[job_id] = DONE
+            else:
+                result[job_id] = made_by or "an unrecorded embedding"
+        return result
+
+    def failed(self, ended: Counter[str]) -> int:
+        return ended[FAILED]
+
+    def _others(self, ended: Counter[str]) -> dict[str, int]:
+        return {name: n for name, n in ended.items() if name not in (DONE, FAILED) and n}
+
+    def wrong_settings(self, ended: Counter[str]) -> str | None:
+        others = self._others(ended)
+        if not others:
+            return None
+        return (
+            f"{sum(others.values())} documents were embedded again by {', '.join(others)}, "
+            f"not {self.scope.target}: the workers run with other settings than this "
+            "command. Restart them with the new settings, then run the command again."
+        )
+
+    def summary(self, ended: Counter[str]) -> list[str]:
+        lines = []
+        if others := sum(self._others(ended).values()):
+            lines.append(f"embedded with other settings: {others}")
+        if ended[FAILED]:
+            lines.append(
+                "A failed re-run leaves search on the old vectors; the admin's dead-letter "
+                "console lists them (retry there, or run the command again)."
+            )
+        return lines

@@ -1,5 +1,6 @@
-"""Reading again, by OCR, the documents that failed `no_text` (manage.py reocr): the ones
-read before OCR was turned on, whose current job is retried in place.
+"""Reading again, by OCR, the documents that failed `no_text` (manage.py reprocess ocr,
+alias reocr): the ones read before OCR was turned on, whose current job is retried in
+place.
 
 A document qualifies while its current job is failed with `no_text` and a detail that
 says OCR never looked at the file (jobs.failures.no_text_kind: read before OCR existed,
@@ -18,6 +19,7 @@ from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from documents.models import Document
+from documents.upkeep.waves import DONE
 from jobs import failures
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 from jobs.services import retry_jobs
@@ -95,37 +97,76 @@ def requeue(document_id: uuid.UUID, scope: Scope) -> uuid.UUID | None:
     return job_id if retried.requeued == [job_id] else None
 
 
-def in_flight(pending: set[uuid.UUID]) -> int:
-    """What a wave waits on: the OCR lane's jobs queued or processing, whoever queued
-    them, and this run's jobs still on their way to it (reading the text layer)."""
-    # One count, so that a job handed from its lane to the OCR lane between two counts is
-    # neither missed nor counted twice, and one that ends as the next is queued is not
-    # counted beside it.
-    return Job.objects.in_flight().filter(Q(lane=Lane.OCR) | Q(id__in=pending)).count()
+OCR_OFF = "ocr_off"
 
 
-DONE, OCR_OFF = "done", "ocr_off"
+class Reocr:
+    """The re-processing kind (documents/upkeep/waves.py) that reads documents again by OCR."""
 
+    lane = "OCR"  # the lane its waves fill, as the command names it
 
-def endings(job_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
-    """How each of these jobs that has ended ended: DONE (succeeded), OCR_OFF (failed
-    no_text saying OCR never looked: the worker runs with INGEST_OCR=off), or the error
-    code it failed with ("cancelled" for one cancelled). Jobs in flight are left out."""
-    rows = Job.objects.filter(id__in=job_ids).exclude(status__in=IN_FLIGHT_STATUSES)
-    result = {}
-    for job_id, status, code, detail in rows.values_list(
-        "id", "status", "error_code", "error_detail"
-    ):
-        if status == JobStatus.SUCCEEDED:
-            result[job_id] = DONE
-        elif status == JobStatus.CANCELLED:
-            result[job_id] = "cancelled"
-        elif code == "no_text" and failures.no_text_kind(detail) == "before_ocr":
-            result[job_id] = OCR_OFF
-        else:
-            result[job_id] = code or "failed"
-    return result
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
 
+    @property
+    def again(self) -> str:
+        return "manage.py reprocess ocr" + (" --all" if self.scope.everything else "")
 
-def failed_count(ended: Counter[str]) -> int:
-    return sum(count for ending, count in ended.items() if ending != DONE)
+    def busy(self, pending: set[uuid.UUID]) -> int:
+        """The OCR lane's jobs queued or processing, whoever queued them, and this run's
+        jobs still on their way to it (reading the text layer)."""
+        # One count, so that a job handed from its lane to the OCR lane between two counts
+        # is neither missed nor counted twice, and one that ends as the next is queued is
+        # not counted beside it.
+        return Job.objects.in_flight().filter(Q(lane=Lane.OCR) | Q(id__in=pending)).count()
+
+    def next_candidates(self, *, limit: int, skip: set[uuid.UUID]) -> list[uuid.UUID]:
+        return next_candidates(self.scope, limit=limit, skip=skip)
+
+    def requeue(self, document_id: uuid.UUID) -> uuid.UUID | None:
+        return requeue(document_id, self.scope)
+
+    def endings(self, job_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
+        """DONE (succeeded), OCR_OFF (failed no_text saying OCR never looked: the worker
+        runs with INGEST_OCR=off), or the error code it failed with ("cancelled" for one
+        cancelled)."""
+        rows = Job.objects.filter(id__in=job_ids).exclude(status__in=IN_FLIGHT_STATUSES)
+        result = {}
+        for job_id, status, code, detail in rows.values_list(
+            "id", "status", "error_code", "error_detail"
+        ):
+            if status == JobStatus.SUCCEEDED:
+                result[job_id] = DONE
+            elif status == JobStatus.CANCELLED:
+                result[job_id] = "cancelled"
+            elif code == "no_text" and failures.no_text_kind(detail) == "before_ocr":
+                result[job_id] = OCR_OFF
+            else:
+                result[job_id] = code or "failed"
+        return result
+
+    def failed(self, ended: Counter[str]) -> int:
+        return sum(count for ending, count in ended.items() if ending != DONE)
+
+    def wrong_settings(self, ended: Counter[str]) -> str | None:
+        if not ended[OCR_OFF]:
+            return None
+        return (
+            f"{ended[OCR_OFF]} retried documents failed no_text again without OCR looking at "
+            "them: the workers run with INGEST_OCR=off. Restart them with OCR on, then run "
+            "the command again."
+        )
+
+    def summary(self, ended: Counter[str]) -> list[str]:
+        failed = {
+            ending: count
+            for ending, count in sorted(ended.items())
+            if ending not in (DONE, OCR_OFF) and count
+        }
+        if not failed:
+            return []
+        by_code = ", ".join(f"{count} {code}" for code, count in failed.items())
+        return [
+            f"Failed again: {by_code}. Their owners see why on their pages; the admin's "
+            "dead-letter console lists them."
+        ]

@@ -50,7 +50,7 @@ def status_url(job: Job) -> str:
     """The job's API address, absolute: from INGEST_PUBLIC_URL when it is set (an operator
     who names the service's address means it for every link), else from where the
     request that made the job reached the service, as that request's answer gave it,
-    else (a job no request made: manage.py reembed) from the web process's own port."""
+    else (a job no request made: manage.py reprocess) from the web process's own port."""
     path = reverse("job-detail", kwargs={"job_id": job.id})
     base = settings.INGEST_PUBLIC_URL or job.public_url or f"http://127.0.0.1:{settings.WEB_PORT}"
     return f"{base}{path}"

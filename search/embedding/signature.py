@@ -1,7 +1,8 @@
 """Which embedding made a set of vectors, as one string: "<provider>:<model>:<dimensions>".
 
 A worker records it on a job when the job's chunks become searchable (jobs/worker/processing.py),
-and `manage.py reembed` compares it with the configured one to find what is out of date.
+and `manage.py reprocess embeddings` compares it with the configured one to find what is
+out of date.
 The `hashing` provider has no model (INGEST_EMBED_MODEL does not change its vectors), so its
 model part is empty: "hashing::384"; the `local` provider's is INGEST_LOCAL_MODEL
 ("local:all-MiniLM-L6-v2:384"). OPENAI_BASE_URL is left out on purpose: the same model

@@ -1,5 +1,6 @@
-"""manage.py reembed: out-of-date ready documents go again as new versions, in waves, while
-search keeps serving their old vectors until each new version is ready."""
+"""manage.py reprocess embeddings (alias reembed): out-of-date ready documents are embedded
+again, in waves, as new jobs of the version search serves, which keeps their old vectors
+until each re-run is done; no owner sees a new version."""
 
 import io
 import os
@@ -45,7 +46,7 @@ def processed(client, seeds: list[int]) -> list[str]:
 
 def reembed_command(*args: str) -> str:
     out = io.StringIO()
-    call_command("reembed", "--poll", "0.05", *args, stdout=out, stderr=out)
+    call_command("reprocess", "embeddings", "--poll", "0.05", *args, stdout=out, stderr=out)
     return out.getvalue()
 
 
@@ -73,7 +74,7 @@ def served(document_id: str) -> list[tuple]:
     return [(c.id, c.version, c.text, list(c.embedding)) for c in chunks(document_id)]
 
 
-def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vectors(
+def test_a_model_change_reembeds_the_served_version_while_search_keeps_the_old_vectors(
     alice_client, broker, request
 ):
     with running_worker(broker) as worker:
@@ -85,6 +86,7 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
         keys = {
             document_id: Document.objects.get(id=document_id).storage_key for document_id in ids
         }
+        first_jobs = {str(job) for job in Job.objects.values_list("id", flat=True)}
 
         server = request.getfixturevalue("openai_server")  # the provider switches to openai
         worker.pause()
@@ -93,11 +95,13 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
         run = threading.Thread(target=_command_in_thread, args=(out,))
         run.start()
         try:
-            eventually(lambda: Document.objects.filter(version=2).count() == 3)
-            # Queued as version 2 on the batch lane; search still has version 1, as it was.
+            eventually(lambda: Job.objects.count() == 6)
+            # Queued as new jobs of version 1 on the batch lane; search has it as it was.
             for document_id in ids:
                 document = Document.objects.get(id=document_id)
-                assert (document.version, document.ready_version) == (2, 1)
+                assert (document.version, document.ready_version) == (1, 1)
+                assert str(document.current_job_id) not in first_jobs
+                assert document.current_job.version == 1
                 assert document.current_job.lane == "batch"
                 assert document.current_job.storage_key == keys[document_id]  # the same file
                 assert served(document_id) == searched[document_id]
@@ -122,10 +126,11 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
     assert "finished: queued 3 of 3, done 3, failed 0, in flight 0" in out.getvalue()
     for document_id in ids:
         document = Document.objects.get(id=document_id)
-        assert (document.version, document.ready_version) == (2, 2)
+        assert (document.version, document.ready_version) == (1, 1)  # no new version
         new = chunks(document_id)
-        assert {chunk.version for chunk in new} == {2}
-        assert [c.text for c in new] == [c.text for c in old[document_id]]
+        assert [(c.id, c.version, c.text) for c in new] == [
+            (c.id, c.version, c.text) for c in old[document_id]
+        ]
         for chunk in new:
             assert list(chunk.embedding) == pytest.approx(vector_for(chunk.text, 384), abs=1e-6)
         assert document.current_job.embed_model == OPENAI
@@ -144,7 +149,7 @@ def test_a_model_change_reembeds_new_versions_while_search_serves_the_old_vector
 
 def _command_in_thread(out: io.StringIO, failure: list | None = None, *args: str) -> None:
     try:
-        call_command("reembed", "--poll", "0.05", *args, stdout=out, stderr=out)
+        call_command("reprocess", "embeddings", "--poll", "0.05", *args, stdout=out, stderr=out)
     except CommandError as error:
         if failure is None:
             raise
@@ -165,7 +170,10 @@ def test_only_out_of_date_ready_documents_are_chosen_and_dry_run_changes_nothing
     jobs_before = Job.objects.count()
 
     out = reembed_command("--dry-run")
+    by_old_name = io.StringIO()
+    call_command("reembed", "--dry-run", stdout=by_old_name)
 
+    assert by_old_name.getvalue() == out  # `reembed` is the same command
     scope = reembed.Scope(target=HASHING)
     chosen = set(reembed.next_candidates(scope, limit=10, skip=set()))
     assert chosen == {other_model.id, unrecorded.id}
@@ -218,12 +226,13 @@ def test_waves_bound_the_jobs_in_flight_on_the_batch_lane(alice_client, broker):
         Job.objects.update(embed_model=OPENAI)  # as if another model had made them
         highest = 0
         done = threading.Event()
+        batch_lane = reembed.Reembedding(reembed.Scope(target=HASHING))
 
         def sample() -> None:
             nonlocal highest
             try:
                 while not done.is_set():
-                    highest = max(highest, reembed.lane_in_flight())
+                    highest = max(highest, batch_lane.busy(set()))
                     time.sleep(0.01)
             finally:
                 connection.close()
@@ -240,8 +249,9 @@ def test_waves_bound_the_jobs_in_flight_on_the_batch_lane(alice_client, broker):
     assert 1 <= highest <= 2
     assert "finished: queued 5 of 5, done 5, failed 0, in flight 0" in out
     assert "queued 2 of 5" in out  # the first wave, reported before the next
-    assert sorted(Document.objects.values_list("ready_version", flat=True)) == [2] * 5
-    assert set(Chunk.objects.filter(document_id__in=ids).values_list("version", flat=True)) == {2}
+    assert sorted(Document.objects.values_list("ready_version", flat=True)) == [1] * 5
+    assert set(Chunk.objects.filter(document_id__in=ids).values_list("version", flat=True)) == {1}
+    assert Job.objects.filter(embed_model=HASHING, version=1).count() == 5
 
 
 def test_ctrl_c_stops_queuing_and_the_next_run_continues(alice_client, broker):
@@ -252,7 +262,7 @@ def test_ctrl_c_stops_queuing_and_the_next_run_continues(alice_client, broker):
 
         def interrupt() -> None:
             try:
-                eventually(lambda: Document.objects.filter(version=2).count() == 2)
+                eventually(lambda: Job.objects.count() == 6)
                 os.kill(os.getpid(), signal.SIGINT)
             finally:
                 connection.close()
@@ -261,8 +271,8 @@ def test_ctrl_c_stops_queuing_and_the_next_run_continues(alice_client, broker):
         first = reembed_command("--wave", "2")
 
         assert "stopping: no more documents will be queued" in first
-        assert "to continue, run: manage.py reembed" in first
-        assert Document.objects.filter(version=2).count() == 2
+        assert "to continue, run: manage.py reprocess embeddings" in first
+        assert Job.objects.count() == 6
         worker.resume()
         second = reembed_command("--wave", "2")
 
@@ -270,7 +280,7 @@ def test_ctrl_c_stops_queuing_and_the_next_run_continues(alice_client, broker):
     # counts them in its wave) and queues the other two.
     assert "to queue: 2; skipped, a version in flight: 2" in second
     assert "finished: queued 2 of 2, done 2" in second
-    assert sorted(Document.objects.values_list("version", "ready_version")) == [(2, 2)] * 4
+    assert sorted(Document.objects.values_list("version", "ready_version")) == [(1, 1)] * 4
     assert Job.objects.count() == 8
 
 
@@ -283,7 +293,7 @@ def test_workers_with_other_settings_stop_the_run_with_the_reason(alice_client, 
         run = threading.Thread(target=_command_in_thread, args=(out, failure, "--wave", "1"))
         run.start()
         try:
-            eventually(lambda: Document.objects.filter(version=2).count() == 1)
+            eventually(lambda: Job.objects.count() == 4)
             # The command wants hashing; the workers now embed with openai.
             request.getfixturevalue("openai_server")
         finally:
@@ -292,10 +302,11 @@ def test_workers_with_other_settings_stop_the_run_with_the_reason(alice_client, 
 
     assert not run.is_alive()
     [error] = failure
-    assert f"1 new versions were embedded by {OPENAI}, not {HASHING}" in str(error)
+    assert f"1 documents were embedded again by {OPENAI}, not {HASHING}" in str(error)
     assert "Restart them with the new settings" in str(error)
-    assert Document.objects.filter(version=2).count() == 1, "it stopped queuing"
-    assert "to continue, run: manage.py reembed" in out.getvalue()
+    assert Job.objects.count() == 4, "it stopped queuing"
+    assert "to continue, run: manage.py reprocess embeddings" in out.getvalue()
+    assert "embedded with other settings: 1" in out.getvalue()
 
 
 def test_a_dimension_change_is_refused_with_the_steps(alice, broker, settings):

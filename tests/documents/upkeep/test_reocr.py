@@ -1,5 +1,6 @@
-"""manage.py reocr: documents that failed no_text before OCR was on are retried, in waves
-bounded by the OCR lane, and read by a real Tesseract in a real worker."""
+"""manage.py reprocess ocr (alias reocr): documents that failed no_text before OCR was on
+are retried, in waves bounded by the OCR lane, and read by a real Tesseract in a real
+worker."""
 
 import io
 import threading
@@ -30,7 +31,7 @@ SCANS = [
 
 def reocr_command(*args: str) -> str:
     out = io.StringIO()
-    call_command("reocr", "--poll", "0.05", *args, stdout=out, stderr=out)
+    call_command("reprocess", "ocr", "--poll", "0.05", *args, stdout=out, stderr=out)
     return out.getvalue()
 
 
@@ -63,12 +64,13 @@ def test_scans_read_with_ocr_off_are_read_by_ocr_in_waves(alice, alice_client, b
         settings.INGEST_OCR = "auto"
         job_ids = set(Document.objects.filter(id__in=ids).values_list("current_job_id", flat=True))
         highest, done = 0, threading.Event()
+        ocr_lane = reocr.Reocr(reocr.Scope())
 
         def sample() -> None:
             nonlocal highest
             try:
                 while not done.is_set():
-                    highest = max(highest, reocr.in_flight(job_ids))
+                    highest = max(highest, ocr_lane.busy(job_ids))
                     time.sleep(0.01)
             finally:
                 connection.close()
@@ -108,7 +110,7 @@ def test_with_ocr_off_it_refuses_and_changes_nothing(alice, broker, settings):
     with pytest.raises(CommandError, match="INGEST_OCR is off") as refused:
         reocr_command()
 
-    assert "restart the workers, then run manage.py reocr" in str(refused.value)
+    assert "restart the workers, then run manage.py reprocess ocr" in str(refused.value)
     assert Job.objects.get(id=document.current_job_id).status == JobStatus.FAILED
 
 
@@ -173,3 +175,9 @@ def test_workers_without_ocr_stop_the_run_with_the_reason(alice, alice_client, b
     assert "the workers run with INGEST_OCR=off" in str(error)
     assert "finished: queued 1 of 3, done 0, failed 1, in flight 0" in out.getvalue()
     assert Job.objects.filter(document_id__in=ids, lane=Lane.OCR).count() == 0
+
+
+def test_reprocess_names_its_kinds_when_given_none_or_another():
+    for args in [(), ("thumbnails",)]:
+        with pytest.raises(CommandError, match=r"embeddings,ocr"):
+            call_command("reprocess", *args)
