@@ -24,6 +24,7 @@ from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from config.common import metrics
+from config.common.inserts import insert_parts
 from jobs import events, failures, fairness, redact
 from jobs.models import (
     TERMINAL_STATUSES,
@@ -100,6 +101,15 @@ def first_job(*, document: "Document", webhook_url: str = "", public_url: str = 
         public_url=public_url,
         filename=document.filename,
     )
+
+
+def first_job_insert(*, job: Job, now: datetime, source: str) -> tuple[str, list]:
+    """The INSERT of first_job's row, taken from `source` (a CTE that yields one row when
+    the document went in, none when it gave way): SQL and parameters, for the upload's
+    one statement (documents/services/insert.py). Its placeholders carry their types:
+    nothing else types the values of an INSERT ... SELECT."""
+    columns, values, params = insert_parts(job, now, cast=True)
+    return f"INSERT INTO {Job._meta.db_table} ({columns}) SELECT {values} FROM {source}", params
 
 
 def first_job_inserted(*, job: Job) -> None:

@@ -1,14 +1,10 @@
 """The upload's one statement: a new document and its first job in one round trip."""
 
-import uuid
-from datetime import datetime
-from functools import cache
-
 import psycopg
-from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import Field, Model
+from django.db import connection
 from django.utils import timezone
 
+from config.common.inserts import insert_parts
 from documents.models import Document
 from jobs import services as jobs
 from jobs.models import Job
@@ -26,18 +22,19 @@ def insert_document_with_job(
     CTE whose document INSERT gives way on the (owner, sha256) unique constraint and
     whose job INSERT takes its rows from that one. A concurrent upload of the same
     bytes waits on the constraint until the other commits, so exactly one of them wins.
-    The foreign keys between the rows are deferred, checked at commit.
+    The foreign keys between the rows are deferred, checked at commit. The job's half
+    of the statement is jobs' (jobs.services.first_job_insert): one writer per table.
     """
     now = timezone.now()  # one clock for both rows: created, queued and sent at once
     document.created_at = now
     job = jobs.first_job(document=document, webhook_url=webhook_url, public_url=public_url)
     document.current_job_id = job.id
-    doc_columns, doc_values, doc_params = _insert_parts(document, now, cast=False)
-    job_columns, job_values, job_params = _insert_parts(job, now, cast=True)
+    doc_columns, doc_values, doc_params = insert_parts(document, now, cast=False)
+    job_insert, job_params = jobs.first_job_insert(job=job, now=now, source="doc")
     statement = (
         f"WITH doc AS (INSERT INTO {Document._meta.db_table} ({doc_columns}) "
         f"VALUES ({doc_values}) ON CONFLICT (owner_id, sha256) DO NOTHING RETURNING 1) "
-        f"INSERT INTO {Job._meta.db_table} ({job_columns}) SELECT {job_values} FROM doc"
+        f"{job_insert}"
     )
     connection.ensure_connection()
     # A plain psycopg cursor binds on the server and prepares the statement after a few
@@ -51,72 +48,3 @@ def insert_document_with_job(
     document.current_job = job
     jobs.first_job_inserted(job=job)
     return job
-
-
-def _insert_parts(row: Model, now: datetime, *, cast: bool) -> tuple[str, str, list]:
-    """Columns, placeholders and parameters to INSERT an unsaved model instance, the
-    values computed as Model.save() would (defaults), but `now` for auto_now(_add)
-    fields. With `cast`, placeholders carry their column's type, for an INSERT ...
-    SELECT where nothing else types them.
-    """
-    columns, placeholders = _insert_sql(type(row), cast)
-    db = connections[DEFAULT_DB_ALIAS]  # the thread's connection, looked up once, not per field
-    params = []
-    for field, stamped, plain_type in _fields(type(row)):
-        if stamped:
-            setattr(row, field.attname, now)
-            value: object = now
-        else:
-            value = field.pre_save(row, add=True)
-        # Values psycopg adapts as they are (None, or the field's own Python type) skip
-        # Field.get_db_prep_save, which was most of the upload's Python time here.
-        if value is None or (plain_type is not None and type(value) is plain_type):
-            params.append(value)
-        else:
-            params.append(field.get_db_prep_save(value, db))
-    return columns, placeholders, params
-
-
-# Field classes whose get_db_prep_save gives a value of this Python type back unchanged on
-# PostgreSQL (native uuid, text, integers, booleans). Datetimes keep Django's handling
-# (a naive one is made aware).
-_PLAIN_TYPES: dict[str, type] = {
-    "UUIDField": uuid.UUID,
-    "CharField": str,
-    "TextField": str,
-    "IntegerField": int,
-    "BigIntegerField": int,
-    "PositiveIntegerField": int,
-    "PositiveSmallIntegerField": int,
-    "SmallIntegerField": int,
-    "BooleanField": bool,
-}
-
-
-@cache
-def _fields(model: type[Model]) -> list[tuple[Field, bool, type | None]]:
-    """Each concrete field, whether it is stamped with `now`, and its plain Python type."""
-    return [
-        (
-            field,
-            bool(getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False)),
-            _PLAIN_TYPES.get(field.get_internal_type()),
-        )
-        for field in model._meta.local_concrete_fields
-    ]
-
-
-def _column(field: Field) -> str:
-    # A concrete field is one with a column: Django sets `concrete = column is not None`.
-    assert field.column is not None
-    return field.column
-
-
-@cache
-def _insert_sql(model: type[Model], cast: bool) -> tuple[str, str]:
-    fields = model._meta.local_concrete_fields
-    columns = ", ".join(connection.ops.quote_name(_column(field)) for field in fields)
-    placeholders = ", ".join(
-        f"%s::{field.cast_db_type(connection)}" if cast else "%s" for field in fields
-    )
-    return columns, placeholders
