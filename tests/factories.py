@@ -88,7 +88,7 @@ def scanned_pdf(*pages: str, dpi: int = 150, blank_pages: int = 0) -> bytes:
 
 def joined_pdf(*parts: bytes) -> bytes:
     """One PDF of the pages of `parts`, in order (PDFium's own page import)."""
-    import pypdfium2  # type: ignore[import-untyped]
+    import pypdfium2  # untyped: mypy reports it once per file, at the import above
 
     joined = pypdfium2.PdfDocument.new()
     for part in parts:

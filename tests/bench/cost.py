@@ -24,6 +24,7 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def count(database_url: str, sql: str) -> int:
     return int(row[0]) if row else 0
 
 
-def wait_for(database_url: str, sql: str, done, timeout: float) -> None:
+def wait_for(database_url: str, sql: str, done: Callable[[int], bool], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not done(count(database_url, sql)):
         if time.monotonic() > deadline:

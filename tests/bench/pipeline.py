@@ -13,10 +13,19 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
+from typing import TypedDict
 
 from tests.bench.report import RESULTS, write_section
 from tests.bench.services import django_on_private_services
 from tests.factories import CORPUS, corpus_rows
+
+
+class Limits(TypedDict):
+    """extract_document's limits, as a worker passes them."""
+
+    max_pages: int
+    timeout: float
+    memory_mb: int
 
 
 def succeeding_files(limit: int | None) -> list[Path]:
@@ -31,18 +40,18 @@ def measure(files: list[Path], small: int) -> dict[str, float]:
     django.setup()
     from django.conf import settings
     from django.contrib.auth.models import User
-    from django.core.files.base import ContentFile
+    from django.core.files.uploadedfile import SimpleUploadedFile
 
     from documents.services.uploads import create_upload
     from jobs import services
     from jobs.worker import processing
     from search.pipeline.extract import extract_document
 
-    limits = {
-        "max_pages": settings.INGEST_MAX_PAGES,
-        "timeout": 300,
-        "memory_mb": settings.INGEST_EXTRACT_MEMORY_MB,
-    }
+    limits = Limits(
+        max_pages=settings.INGEST_MAX_PAGES,
+        timeout=300,
+        memory_mb=settings.INGEST_EXTRACT_MEMORY_MB,
+    )
     started, pages = time.perf_counter(), 0
     for path in files:
         pages += len(extract_document(path, **limits))
@@ -51,11 +60,13 @@ def measure(files: list[Path], small: int) -> dict[str, float]:
     owner = User.objects.create_user("pipeline-bench")
     jobs = []
     for path in files:
-        upload = ContentFile(path.read_bytes(), name=path.name)
+        upload = SimpleUploadedFile(path.name, path.read_bytes(), "application/pdf")
         jobs.append(create_upload(owner=owner, upload=upload).job)
     started = time.perf_counter()
     for job in jobs:
-        processing.run(services.claim_job(job_id=job.id, worker="bench"))
+        claimed = services.claim_job(job_id=job.id, worker="bench")
+        assert claimed is not None, f"job {job.id} could not be claimed"
+        processing.run(claimed)
     pipeline_seconds = time.perf_counter() - started
     return {
         "files": len(files),
@@ -66,7 +77,7 @@ def measure(files: list[Path], small: int) -> dict[str, float]:
     }
 
 
-def measure_small(count: int, limits: dict[str, int]) -> dict[str, float]:
+def measure_small(count: int, limits: Limits) -> dict[str, float]:
     """Seconds for `count` one-page PDFs: a fresh child each, warm sandboxes, no sandbox."""
     from django.test.utils import override_settings
 

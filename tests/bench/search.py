@@ -122,7 +122,7 @@ def measure_speed(
     for group, mode, owner, text in plan:
         ms, answer = _timed(owner, text, mode)
         samples.setdefault((group, mode), []).append((ms - answer.embed_ms, answer.embed_ms, answer.degraded))  # fmt: skip  # noqa: E501
-    rows = []
+    rows: list[dict[str, Any]] = []
     for (group, mode), values in samples.items():
         searched = [v[0] for v in values]
         embedded = [v[1] for v in values if v[1] > 0]

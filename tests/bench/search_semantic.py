@@ -97,7 +97,8 @@ def run_provider(provider: str, queries: tuple[Paraphrase, ...]) -> ProviderRun:
         run.ingest_seconds = timings["ingest"]
         ready = Document.objects.filter(owner_id=owner_id, ready_version__isnull=False)
         run.documents = ready.count()
-        run.pages = sum(ready.values_list("page_count", flat=True))
+        # A document whose new version is not yet read has no page count (None).
+        run.pages = sum(pages or 0 for pages in ready.values_list("page_count", flat=True))
         run.chunks = Chunk.objects.filter(document__owner_id=owner_id).count()
         if not floors.needs_shared_word():
             measurement = calibrate.measure(calibrate.default_queries())

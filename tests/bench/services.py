@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from config.tooling import embedded
 from tests.harness import services as harness
@@ -154,7 +155,7 @@ class Server:
         self.log = logs / f"{label}-{setup.name.replace(':', '-')}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 60.0) -> Server:
+    def start(self, timeout: float = 60.0) -> Self:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(

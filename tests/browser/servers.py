@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from config.tooling.embedded import free_port
 from tests.fakes.openai_server import FakeOpenAI
@@ -48,8 +49,8 @@ class BreakableOpenAI(FakeOpenAI):
 
     broken: str | None = None
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, api_key: str | None = None, host: str = "127.0.0.1") -> None:
+        super().__init__(api_key=api_key, host=host)
         self._open = threading.Event()
         self._open.set()
 
@@ -59,7 +60,7 @@ class BreakableOpenAI(FakeOpenAI):
     def release(self) -> None:
         self._open.set()
 
-    def _next_behaviour(self, body: dict) -> str:
+    def _next_behaviour(self, body: dict[str, Any]) -> str:
         behaviour = super()._next_behaviour(body)
         self._open.wait(timeout=HOLD_LIMIT)
         return self.broken or behaviour
@@ -144,12 +145,13 @@ class ServerProcess:
         self.popen.wait(10)
 
     def stop(self) -> None:
-        if not self.alive:
+        popen = self.popen
+        if popen is None or popen.poll() is not None:  # not alive
             return
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.popen.pid, signal.SIGTERM)
+            os.killpg(popen.pid, signal.SIGTERM)
         try:
-            self.popen.wait(15)
+            popen.wait(15)
         except subprocess.TimeoutExpired:
             self.kill()
 

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 NATIVE_DIMENSION = 1536  # text-embedding-3-small's, when `dimensions` is not sent
 MODELS = {"text-embedding-3-small", "text-embedding-3-large", "text-embedding-ada-002"}
@@ -59,6 +59,8 @@ class FakeOpenAI:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
+        # The bound socket's own name: a str for AF_INET (typeshed allows bytes in general).
+        assert isinstance(host, str)
         return f"http://{host}:{port}"
 
     @property
@@ -76,7 +78,7 @@ class FakeOpenAI:
         with self._lock:
             self._script.extend(behaviours)
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -86,7 +88,7 @@ class FakeOpenAI:
         self._httpd.server_close()
         self._thread.join()
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -198,8 +200,9 @@ _MESSAGES = {
 }
 
 
-def _invalid(body: dict[str, Any], texts: list[Any]) -> tuple[int, str, str] | None:
-    """Why OpenAI would refuse this request body, as (status, message, code); None if fine."""
+def _invalid(body: dict[str, Any], texts: list[Any]) -> tuple[int, str, str | None] | None:
+    """Why OpenAI would refuse this request body, as (status, message, code); None if fine.
+    The code is None where OpenAI sends `"code": null`."""
     if body.get("model") not in MODELS:
         message = f"The model `{body.get('model')}` does not exist or you do not have access to it."
         return 404, message, "model_not_found"

@@ -70,7 +70,7 @@ class Peaks:
             )
             try:
                 while not self._stop.wait(0.5):
-                    now = Counter(dict(conn.execute(ACTIVITY_SQL).fetchall()))
+                    now: Counter[str] = Counter(dict(conn.execute(ACTIVITY_SQL).fetchall()))
                     self.server |= now
                     self.server_total = max(self.server_total, sum(now.values()))
                     if admin is not None:

@@ -8,6 +8,7 @@ of it instead (tests/bench/cluster/containers.py).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.bench.cluster.containers import Container
@@ -44,7 +45,13 @@ class AppHost:
         }
         self.processes: list[ServerProcess] = []
 
-    def add(self, name: str, argv: list[str], ready, env: dict[str, str] | None = None):
+    def add(
+        self,
+        name: str,
+        argv: list[str],
+        ready: Callable[[ServerProcess], bool],
+        env: dict[str, str] | None = None,
+    ) -> ServerProcess:
         """A process of this host (not yet started): the Procfile line `name`, run as
         `argv` inside the host, or as a container of the image."""
         process: ServerProcess

@@ -101,7 +101,7 @@ def _run(stack: ClusterStack, params: ClusterParams, outcome: Outcome, out: Path
     deadline = time.monotonic() + BURST_TIMEOUT
     while not burst_file.exists():
         if users.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the users stopped before the burst was answered: {users.args}")
+            raise RuntimeError(f"the users stopped before the burst was answered: {users.args!r}")
         time.sleep(0.2)
     began, ended, burst = read_answers(burst_file)
     scaler.start()  # its clock starts from the burst's queue

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import psycopg
 
 from tests.harness import chunks
+from tests.harness.chunks import Twice
 
 JOBS_SQL = """
 SELECT id::text, document_id::text, version, lane, status, attempts, progress_total,
@@ -70,7 +71,8 @@ class Final:
     jobs: dict[str, JobRow] = field(default_factory=dict)
     attempts: dict[str, list[AttemptRow]] = field(default_factory=dict)  # by job, in order
     chunks: dict[tuple[str, int], int] = field(default_factory=dict)
-    twice: chunks.Twice = field(default_factory=lambda: chunks.Twice(0, 0, []))
+    # `Twice`, not `chunks.Twice`: in this class `chunks` is the field above.
+    twice: Twice = field(default_factory=lambda: Twice(0, 0, []))
 
 
 def _float(value: object) -> float | None:
@@ -82,9 +84,22 @@ def read_final(database_url: str, fast_lane_max_bytes: int) -> Final:
     final = Final()
     with psycopg.connect(database_url, autocommit=True, connect_timeout=10) as conn:
         for row in conn.execute(JOBS_SQL).fetchall():
-            *head, created, queued, started, finished, owner = row
+            (id_, document, version, lane, status, attempts, total, error_code) = row[:8]
+            created, queued, started, finished, owner = row[8:]
             job = JobRow(
-                *head, float(created), float(queued), _float(started), _float(finished), owner
+                id_,
+                document,
+                version,
+                lane,
+                status,
+                attempts,
+                total,
+                error_code,
+                float(created),
+                float(queued),
+                _float(started),
+                _float(finished),
+                owner,
             )
             final.jobs[job.id] = job
         for job_id, number, worker, started, finished, outcome, code, lane in conn.execute(

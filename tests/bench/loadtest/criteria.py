@@ -290,7 +290,7 @@ def no_stall(
     found = stalls(final, retry_due, capacity, end)
     base = longest_attempts(final, faults, sweep_every)
     worst_margin: dict | None = None
-    notes = []
+    notes: list[str] = []
     for stall in found:
         claimed = stall["claimed"] if stall["claimed"] is not None else end
         during = _during(faults, max(stall["due"], stall["reached"]), claimed)

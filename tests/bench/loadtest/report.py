@@ -6,7 +6,7 @@ import html
 import json
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -85,7 +85,7 @@ def ack_rows(answers: list[dict]) -> list[tuple[str, int, float, float, float, f
     ]
 
 
-def _table(head: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+def _table(head: list[str], rows: list[list[str]], right: Collection[int] = frozenset()) -> str:
     """An HTML table of already escaped cells; columns in `right` are right-aligned."""
     cells = "".join(f"<th>{title}</th>" for title in head)
     body = "".join(

@@ -135,6 +135,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     finally:
         outcome.answers += pushers.stop()
     drain_and_read(outcome)
+    assert outcome.final is not None  # drain_and_read read it
     outcome.restarts = list(stack.restarts)
     outcome.marks["end"] = time.time()
     judge(outcome, stack.capacity, [criteria.killed_jobs_back(outcome.faults, outcome.final)])
@@ -142,7 +143,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
 
 def drain_and_read(outcome: Outcome) -> None:
     """After the last upload: wait for every accepted job to end, read what the database
-    holds, and wait for the endings' webhooks."""
+    holds (into `outcome.final`), and wait for the endings' webhooks."""
     params, receiver = outcome.params, outcome.receiver
     assert outcome.sampler is not None
     assert receiver is not None

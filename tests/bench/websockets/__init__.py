@@ -28,8 +28,10 @@ SECTION = "bench-websockets"
 STOP_P99_MS = 2000.0
 STOP_DELIVERED = 0.90
 HOLD_P99_MS = 1000.0
-# The job's progress total; progress_done carries the push's sequence number.
+# The job's progress total; progress_done carries the push's sequence number. Each job is
+# embedding, its PAGES pages read, so its row says "Embedding chunks <seq> / <total>".
 PROGRESS_TOTAL = 1_000_000
+PAGES = 12
 # Handshakes in flight at once, as pages reconnecting together after a restart would.
 # (With redis-py's default pool of 100 connections, more than about 100 got 500s; the
 # channel layer's pool now allows 1000: config/settings.py.)
@@ -37,5 +39,5 @@ CONNECT_CONCURRENCY = 100
 CONNECT_TIMEOUT = 15.0
 TICK = 0.02  # the pusher's granularity: pushes due within a tick go in one UPDATE
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-SEQ = re.compile(rb">(\d+) / (\d+)<")
+SEQ = re.compile(rb"Embedding chunks (\d+) / (\d+)<")
 DOC = re.compile(rb'id="doc-([0-9a-f-]{36})"')

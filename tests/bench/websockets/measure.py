@@ -16,7 +16,7 @@ import psutil
 
 from tests.bench import report
 from tests.bench.services import Services
-from tests.bench.websockets import CONNECT_TIMEOUT, DOC, PROGRESS_TOTAL, SEQ, TICK
+from tests.bench.websockets import CONNECT_TIMEOUT, DOC, PAGES, PROGRESS_TOTAL, SEQ, TICK
 from tests.bench.websockets.client import Client, User
 from tests.bench.websockets.setup import Daphne
 from tests.bench.websockets.summary import line, stop_reason
@@ -117,7 +117,7 @@ class Bench:
 
     async def add_clients(self, total: int) -> tuple[int, list[str], float]:
         """Open clients until `total` exist; (how many opened, failures, seconds taken)."""
-        new = []
+        new: list[Client] = []
         while len(self.clients) + len(new) < total:
             number = len(self.clients) + len(new)
             user = self.users[number // self.args.per_user]
@@ -147,6 +147,7 @@ class Bench:
     # ---- pushing, as jobs.notify does after the commit
 
     async def push(self, batch: list[User]) -> None:
+        from jobs.models import Stage
         from jobs.notify import JobChanged, user_group
 
         pushes, job_ids = [], []
@@ -173,6 +174,9 @@ class Bench:
                 status="processing",
                 done=seq,
                 total=PROGRESS_TOTAL,
+                stage=Stage.EMBEDDING,
+                pages_done=PAGES,
+                pages_total=PAGES,
             )
             sends.append((user_group(user.id), payload))
         # At most 50 at once: this process's redis-py pool, like daphne's, holds 100.

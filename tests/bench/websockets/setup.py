@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.bench.services import Server, manage
-from tests.bench.websockets import PROGRESS_TOTAL
+from tests.bench.websockets import PAGES, PROGRESS_TOTAL
 from tests.bench.websockets.client import User
 
 # --------------------------------------------------------------------------- set-up
@@ -21,7 +21,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from documents.models import Document
-from jobs.models import Job, JobStatus
+from jobs.models import Job, JobStatus, Stage
 
 SessionStore = import_module(settings.SESSION_ENGINE).SessionStore
 now = timezone.now()
@@ -36,12 +36,13 @@ for number in range({users}):
     documents = Document.objects.bulk_create(
         Document(owner=user, filename=f"report-{{n}}.pdf", size=250_000 + n,
                  sha256=uuid.uuid4().hex * 2, storage_key=f"bench/{{user.pk}}/{{n}}.pdf",
-                 page_count=12)
+                 page_count={pages})
         for n in range({documents})
     )
     jobs = Job.objects.bulk_create(
         Job(document=d, owner=user, version=1, storage_key=d.storage_key,
             status=JobStatus.PROCESSING, attempts=1, progress_total={total},
+            stage=Stage.EMBEDDING, pages_done={pages}, pages_total={pages},
             started_at=now, heartbeat_at=now, worker="bench")
         for d in documents
     )
@@ -57,7 +58,9 @@ print(json.dumps(dict(cookie=settings.SESSION_COOKIE_NAME, users=users)))
 def prepare(env: dict[str, str], users: int, documents: int) -> tuple[str, list[User]]:
     """Migrate; `users` signed-in users, each with `documents` processing documents."""
     manage(env, "migrate", "--noinput", "--verbosity", "0")
-    script = SETUP_SCRIPT.format(users=users, documents=documents, total=PROGRESS_TOTAL)
+    script = SETUP_SCRIPT.format(
+        users=users, documents=documents, total=PROGRESS_TOTAL, pages=PAGES
+    )
     data = json.loads(manage(env, "shell", "-c", script).strip().splitlines()[-1])
     made = [
         User(u["id"], u["session"], [tuple(pair) for pair in u["documents"]]) for u in data["users"]

@@ -121,8 +121,10 @@ def verdict(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
 
 def describe(env: dict[str, str]) -> str:
     import channels
-    import channels_redis
-    import daphne
+
+    # Neither ships type information (no py.typed, no stubs); only __version__ is read.
+    import channels_redis  # type: ignore[import-untyped]
+    import daphne  # type: ignore[import-untyped]
     import twisted
 
     machine = report.describe_machine(env).split("; client and servers")[0]
