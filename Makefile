@@ -110,13 +110,17 @@ ocr: $(VENV)/.installed-base
 ## the users uploading straight to the bucket), a
 ## short one across test hosts (as make loadtest-cluster with 20 users; skipped, saying
 ## so, where network namespaces cannot be made), then the whole suite on private Postgres
-## + Redis that the tests start themselves. pytest runs last whatever the load tests say
-## (its closing line is the suite's verdict); any of them failing fails the target.
+## + Redis that the tests start themselves, in PYTEST_WORKERS parallel pytest processes
+## (pytest-xdist; each starts its own services, and takes whole files so that a file's
+## fixtures are built once). pytest runs last whatever the load tests say (its closing
+## line is the suite's verdict); any of them failing fails the target.
 CLUSTER_SHORT := --users 20 --gap 5 --settle 10
+PYTEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr pgbouncer
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 --direct-share 0.5 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m tests.bench.cluster $(CLUSTER_SHORT) $(LOADTEST_ARGS) || status=$$?; \
-	$(PY) -m pytest --durations=20 $(PYTEST_ARGS) || status=$$?; exit $$status
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 $(PYTEST_ARGS) \
+		|| status=$$?; exit $$status
 
 ## make loadtest: N users upload real PDFs at once to a private stack while a worker is
 ## killed, Redis, Postgres and the S3 server restart and the provider says 429; PASS/FAIL per criterion

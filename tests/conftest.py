@@ -12,9 +12,18 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from jobs.models import TERMINAL_STATUSES, Job
+from tests.harness import passwords
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quick_password_hashing() -> Iterator[None]:
+    """Users made in the tests get cheap password hashes (tests/harness/passwords.py)."""
+    with override_settings(PASSWORD_HASHERS=passwords.HASHERS):
+        yield
 
 
 @pytest.fixture

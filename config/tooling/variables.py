@@ -801,7 +801,15 @@ TOPICS = [
                 "whole number",
                 1,
                 "tests/chaos",
-                "Rounds of the kill and 429-storm scenarios (`make chaos` sets it).",
+                "Rounds of the kill and 429-storm scenarios (`make chaos` sets it; then the "
+                "whole corpus also runs end to end with each extractor).",
+            ),
+            "PYTEST_WORKERS": _declared(
+                "whole number",
+                2,
+                "the Makefile",
+                "Parallel pytest processes of `make test`, each on private services of its "
+                "own (`0`: the suite in one process).",
             ),
             "INGEST_SKIP_BROWSER_TESTS": _declared(
                 "text",

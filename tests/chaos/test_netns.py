@@ -11,11 +11,7 @@ import pytest
 
 from tests.harness import netns
 
-pytestmark = [
-    pytest.mark.skipif(netns.unavailable() is not None, reason=str(netns.unavailable())),
-    # One bridge and one set of namespace names for the machine: one test process makes them.
-    pytest.mark.xdist_group("netns"),
-]
+pytestmark = pytest.mark.skipif(netns.unavailable() is not None, reason=str(netns.unavailable()))
 
 FETCH = (
     "import sys, urllib.request\n"

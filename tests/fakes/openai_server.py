@@ -3,6 +3,7 @@
     with FakeOpenAI(api_key="test-key") as server:
         server.script(["429:2", "500", "ok"])   # the next three requests, in turn
         server.delay = 3.0                       # every answer after this many seconds
+        server.prompt = {"dimension probe"}      # ...but answers to these inputs at once
         server.dimension = 1536                  # vectors of this size, whatever is asked
 
 Behaviours in a script: "ok"; "<status>" (an OpenAI-style error body, e.g. "500", "401");
@@ -44,6 +45,9 @@ class FakeOpenAI:
     def __init__(self, *, api_key: str | None = None, host: str = "127.0.0.1") -> None:
         self.api_key = api_key
         self.delay = 0.0
+        # Requests whose inputs are all among these are answered without `delay` (a
+        # worker's start-up probe, while the job's embeddings hang).
+        self.prompt: set[str] = set()
         self.dimension: int | None = None
         self.requests: list[dict[str, Any]] = []
         self._script: deque[str] = deque()
@@ -125,7 +129,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") != "/v1/embeddings":
             return self._error(404, f"Unknown request URL: POST {self.path}.", "unknown_url")
         behaviour = self.fake._next_behaviour(body)
-        if self.fake._stopping.wait(self.fake.delay):
+        texts = _inputs(body)
+        prompt = bool(texts) and all(
+            isinstance(text, str) and text in self.fake.prompt for text in texts
+        )
+        if not prompt and self.fake._stopping.wait(self.fake.delay):
             return
         # The client may have given up waiting (a timeout test).
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
