@@ -30,8 +30,8 @@ import requests
 from config.tooling.s3 import S3Server
 from tests.bench.report import RESULTS, code_version, describe_machine, write_section
 from tests.bench.services import prepare_database, start_services
-from tests.browser.servers import BreakableOpenAI, Stack
 from tests.harness.large_pdf import MiB, write_large_pdf
+from tests.harness.servers import BreakableOpenAI, Stack
 
 IMAGE_MIB = 8  # a page's image: a large scan's shape (tests/harness/large_pdf.py)
 

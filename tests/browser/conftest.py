@@ -1,5 +1,5 @@
 """Fixtures for the browser tests: Debian's chromium driven by Playwright, against real
-server processes (tests/browser/servers.py) on the run's test database.
+server processes (tests/harness/servers.py) on the run's test database.
 
 Chromium is the system's (`make browser` installs Debian's package; CHROMIUM_PATH names
 another); Playwright never downloads a browser. A missing chromium fails these tests,
@@ -25,7 +25,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from search.embedding.ratelimit import shared_limiter
-from tests.browser.servers import ROOT, BreakableOpenAI, Stack
+from tests.harness.servers import ROOT, BreakableOpenAI, Stack
 from tests.harness.services import database_url as url_of
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"

@@ -14,9 +14,9 @@ from playwright.sync_api import expect
 from config.tooling.s3 import S3Server
 from documents.models import DirectUpload, Document
 from tests.browser.conftest import STATE_TIMEOUT_MS, Browsing, in_thread
-from tests.browser.servers import Stack
 from tests.browser.test_upload_page import pdf, row, sign_in
 from tests.factories import make_pdf
+from tests.harness.servers import Stack
 from tests.harness.services import database_url as url_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -25,11 +25,11 @@ import pytest
 from django.db import connection
 
 from config.accounts.tokens import issue_token
-from tests.browser.servers import Stack
 from tests.chaos.test_worker_crashes import assert_each_chunk_once
 from tests.conftest import wait_until_terminal
 from tests.factories import make_pdf
 from tests.harness.pgbouncer import PgBouncer, pgbouncer_binary
+from tests.harness.servers import Stack
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.tooling.embedded import free_port
-from tests.browser.servers import WEB, ServerProcess, answers
+from tests.harness.servers import WEB, ServerProcess, answers
 from tests.harness.services import database_url
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from config.tooling.procfile import read_procfile
-from tests.browser.servers import ROOT, ServerProcess
 from tests.harness.netns import Host
+from tests.harness.servers import ROOT, ServerProcess
 
 STATE = ROOT / "var" / "image"
 # The settings a container is told (the rest of this machine's environment stays here).

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from tests.bench.cluster.containers import Container
 from tests.bench.loadtest.stack import deliverer_command, worker_command
-from tests.browser.servers import ROOT, ServerProcess, answers
 from tests.harness.netns import Host
+from tests.harness.servers import ROOT, ServerProcess, answers
 
 WEB_PORT, WS_PORT = 8000, 8001
 

@@ -32,8 +32,8 @@ from tests.bench.cluster.hosts import AppHost, manage, web_host, worker_host
 from tests.bench.loadtest import webhooks
 from tests.bench.loadtest.stack import supervise
 from tests.bench.services import UNLIMITED
-from tests.browser.servers import ROOT, BreakableOpenAI, ServerProcess
 from tests.harness.netns import Cluster, Host
+from tests.harness.servers import ROOT, BreakableOpenAI, ServerProcess
 
 API_KEY = "cluster-key"
 METRICS_PORT = 9100  # WORKER_METRICS_PORT on every worker host

@@ -2,7 +2,7 @@
 
 Postgres, Redis and the data directory come from tests.bench.services (a temporary directory),
 the uploads are stored on a real S3 server of the run's own (SeaweedFS, config/tooling/s3.py);
-the server processes are tests/browser/servers.py's, each in its own session, plus more
+the server processes are tests/harness/servers.py's, each in its own session, plus more
 Dramatiq workers (the OCR lane's when asked for) and the sweeper; the embeddings provider
 is the fake OpenAI server that the browser tests switch between answers. Nothing is
 shared with `make run`.
@@ -21,8 +21,8 @@ from pathlib import Path
 from config.tooling.s3 import S3Server
 from jobs.lanes import lane_queues
 from tests.bench.services import Services, start_services
-from tests.browser.servers import BreakableOpenAI, ServerProcess, Stack
 from tests.harness import faults
+from tests.harness.servers import BreakableOpenAI, ServerProcess, Stack
 
 API_KEY = "loadtest-key"
 # The Procfile's CPU priorities (WORKER_NICE, WORKER_BATCH_NICE, WORKER_OCR_NICE): uploads

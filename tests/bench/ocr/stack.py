@@ -34,7 +34,7 @@ from config.tooling.embedded import free_port
 from tests.bench.loadtest import client, payloads
 from tests.bench.loadtest.payloads import Upload
 from tests.bench.services import prepare_database, start_services
-from tests.browser.servers import WEB, ServerProcess, answers
+from tests.harness.servers import WEB, ServerProcess, answers
 
 # The Procfile's worker lines: queues, threads, niceness (the defaults of its variables).
 WORKERS = {

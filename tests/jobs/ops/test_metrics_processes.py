@@ -2,7 +2,7 @@
 with two worker processes, real jobs in a Dramatiq worker with two processes, and one
 scrape over HTTP from gunicorn before and one after, as Prometheus would read them.
 
-The servers are the browser tests' `Stack` (tests/browser/servers.py), without a browser:
+The servers are the browser tests' `Stack` (tests/harness/servers.py), without a browser:
 they inherit this process's environment, so they share the test run's Postgres, Redis and
 PROMETHEUS_MULTIPROC_DIR (settings put it in os.environ).
 """
@@ -34,10 +34,10 @@ from config.accounts.tokens import issue_token
 from documents.models import Document
 from jobs.models import Job, JobStatus, Lane, WorkerProcess
 from search.models import Chunk
-from tests.browser.servers import Stack
 from tests.chaos.conftest import database_url
 from tests.conftest import declare_actors, wait_until_terminal
 from tests.factories import make_pdf
+from tests.harness.servers import Stack
 from tests.jobs.ops.metrics_reader import delta, value
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,7 +15,7 @@ from django.db import connection
 from django.test import Client
 
 from config.tooling.embedded import free_port
-from tests.browser.servers import ROOT, ServerProcess, answers
+from tests.harness.servers import ROOT, ServerProcess, answers
 from tests.harness.services import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,4 +1,5 @@
-"""The service as the browser sees it: real server processes on the test database.
+"""The service as its processes: real servers on the test database, for the browser
+tests, the crash and process tests, and the benchmarks and load tests.
 
 `Stack` runs what the Procfile runs, small: gunicorn (`web`, the WSGI app), daphne (`ws`,
 the status socket on WS_PORT) and `rundramatiq` (`worker`), each in its own session so a
