@@ -18,8 +18,8 @@ import psycopg
 from pgvector.psycopg import register_vector
 
 from tests.bench.report import percentile
-from tests.bench.search_queries import query_texts, ready_chunks_sql
-from tests.bench.search_synthetic import Corpus
+from tests.bench.search.queries import query_texts, ready_chunks_sql
+from tests.bench.search.synthetic import Corpus
 
 K = 10
 LONG_WORDS = 30

@@ -1,6 +1,6 @@
 """Filtered hybrid search at scale, for `tests.bench.search`: `tag=` and `metadata.<key>=`.
 
-On the synthetic corpus (bench/search_synthetic.py), the largest account's ready documents
+On the synthetic corpus (bench/search/synthetic.py), the largest account's ready documents
 get labels: 1 % of them (at least one) the tag `pick-1` and the metadata `{"batch": 1}`,
 and 70 % the tag `pick-70`, a filter wide enough to take the HNSW path (its chunks are more
 than INGEST_SEARCH_EXACT_BELOW). Queries of 2-4 words come from chunks of the filtered
@@ -25,8 +25,8 @@ from typing import Any
 import psycopg
 
 from tests.bench.report import percentile
-from tests.bench.search_queries import words_of
-from tests.bench.search_synthetic import Corpus
+from tests.bench.search.queries import words_of
+from tests.bench.search.synthetic import Corpus
 
 K = 10
 RECALL_TARGET = 0.95

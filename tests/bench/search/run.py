@@ -3,15 +3,15 @@
 On a private Postgres (PG 18, pgvector 0.8) and Redis, as `make bench`, with the `hashing`
 embedding provider (lexical: it finds shared words, knows nothing of meaning):
 
-1. Quality (bench/search_quality.py): the corpus files the manifest expects to succeed go
+1. Quality (bench/search/quality.py): the corpus files the manifest expects to succeed go
    through the real pipeline for one account; sentences sampled from each document's own
    chunks are searched verbatim and with 30 % of their words dropped, in every mode:
    recall@1, recall@5 and MRR (a hit: a result from the sentence's document); and 200
-   queries that can match nothing (bench/search_noise.py), which must answer nothing.
-2. Meaning (bench/search_semantic.py): hand-written paraphrase queries, with the `hashing`
+   queries that can match nothing (bench/search/noise.py), which must answer nothing.
+2. Meaning (bench/search/semantic.py): hand-written paraphrase queries, with the `hashing`
    provider and the `local` model (where it is installed), each on an account of its own:
    recall@5 per mode, the local model's measured floor, its speed and the ingest time.
-3. Speed (bench/search_synthetic.py): 200,000 ready chunks (`--chunks`) over 100 accounts
+3. Speed (bench/search/synthetic.py): 200,000 ready chunks (`--chunks`) over 100 accounts
    (`--accounts`), one of 200 chunks, the rest falling with rank; Zipf-like synthetic
    text and its hashing vectors, loaded with COPY, indexes built after. Queries of 2-4
    words from a random chunk of the account, each text new (no embedding cache): p50/p95
@@ -19,8 +19,8 @@ embedding provider (lexical: it finds shared words, knows nothing of meaning):
    and the embedding apart.
 4. Filtered recall@10 of vector mode against an exact scan (numpy over the account's
    ready chunks) for the small, the median and the largest account; hybrid search with
-   tag and metadata filters on the largest account (bench/search_filtered.py); then the
-   vector list alone for the largest account, path by path (bench/search_vectors.py), to
+   tag and metadata filters on the largest account (bench/search/filtered.py); then the
+   vector list alone for the largest account, path by path (bench/search/vectors.py), to
    say why.
 
 Targets (issues 15 and 25): hybrid verbatim recall@5 >= 0.9, and no lower than before the
@@ -49,14 +49,6 @@ import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 
-from tests.bench import (
-    search_filtered,
-    search_noise,
-    search_quality,
-    search_semantic,
-    search_synthetic,
-    search_vectors,
-)
 from tests.bench.report import (
     RESULTS,
     code_version,
@@ -65,8 +57,14 @@ from tests.bench.report import (
     write_json,
     write_section,
 )
-from tests.bench.search_queries import query_texts, ready_chunks_sql
-from tests.bench.search_synthetic import Corpus, say
+from tests.bench.search import filtered as search_filtered
+from tests.bench.search import noise as search_noise
+from tests.bench.search import quality as search_quality
+from tests.bench.search import semantic as search_semantic
+from tests.bench.search import synthetic as search_synthetic
+from tests.bench.search import vectors as search_vectors
+from tests.bench.search.queries import query_texts, ready_chunks_sql
+from tests.bench.search.synthetic import Corpus, say
 from tests.bench.services import BASE_DIR, django_on_private_services
 
 RECALL5_TARGET = 0.9

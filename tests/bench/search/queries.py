@@ -1,5 +1,5 @@
 """Queries for the search benchmarks, from the ready chunks of one account: what
-`tests.bench.search` (speed, filtered recall) and `tests.bench.search_vectors` (the vector
+`tests.bench.search` (speed, filtered recall) and `tests.bench.search.vectors` (the vector
 list, path by path) both send."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tests.bench.search_synthetic import FUNCTION_WORDS
+from tests.bench.search.synthetic import FUNCTION_WORDS
 
 
 def ready_chunks_sql(columns: str) -> str:

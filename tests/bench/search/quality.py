@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.bench import search_noise
+from tests.bench.search import noise as search_noise
 from tests.factories import CORPUS, corpus_rows
 
 KINDS = ("verbatim", "dropped")

@@ -2,11 +2,11 @@
 offline providers.
 
 For each provider, `hashing` and `local` (all-MiniLM-L6-v2, where it is installed), the files
-the queries name (tests/bench/search_paraphrases.py) go through the pipeline for an account of
+the queries name (tests/bench/search/paraphrases.py) go through the pipeline for an account of
 its own, under that provider's settings. The `local` provider's floor is measured on them
 first (search/calibrate.py, as `manage.py calibrate_search_floor` does) and kept. Then every
 query runs in every mode: a hit is a result on the answer's page of the answer's file; and the
-queries that can match nothing (tests/bench/search_noise.py) run again. Beside the quality:
+queries that can match nothing (tests/bench/search/noise.py) run again. Beside the quality:
 the chunks the local model embeds per CPU-second on one thread, and each provider's ingest
 time per page (extraction, cleaning, splitting, embedding and storing, in this process).
 """
@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.bench import search_noise
-from tests.bench.search_paraphrases import PARAPHRASES, Paraphrase
+from tests.bench.search import noise as search_noise
+from tests.bench.search.paraphrases import PARAPHRASES, Paraphrase
 from tests.factories import CORPUS, corpus_rows
 
 K = 5
@@ -87,7 +87,7 @@ def run_provider(provider: str, queries: tuple[Paraphrase, ...]) -> ProviderRun:
     from search.embedding.signature import current_signature
     from search.models import Chunk
     from search.query import MODES
-    from tests.bench.search_quality import ingest
+    from tests.bench.search.quality import ingest
 
     files = sorted({CORPUS / p.file for p in queries})
     run = ProviderRun(provider)
@@ -142,7 +142,7 @@ def report(runs: list[ProviderRun]) -> list[str]:
     lines = [
         "",
         f"**Meaning.** {queries} paraphrase queries written by hand over the corpus "
-        "corpus files (tests/bench/search_paraphrases.py): each says what a passage says in "
+        "corpus files (tests/bench/search/paraphrases.py): each says what a passage says in "
         "other words, sharing at most two content words with it. A hit: a result on the "
         f"passage's page. Each provider's account holds the same files. k = 10, recall@{K}.",
         "",

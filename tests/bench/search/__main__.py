@@ -1,0 +1,3 @@
+from tests.bench.search.run import main
+
+main()
