@@ -23,10 +23,29 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+# What the harness may stand on in tests/: itself, and the fakes of what cannot run here
+# (a paid embeddings API), which import nothing of the tests either.
+BENEATH = (["tests", "harness"], ["tests", "fakes"])
+
+
 def test_the_harness_imports_no_test_module_and_no_benchmark():
     for path in sorted(HARNESS.glob("*.py")):
         for name in imported_modules(path):
-            inside = name.startswith(".") or name.split(".")[:2] == ["tests", "harness"]
+            inside = name.startswith(".") or name.split(".")[:2] in BENEATH
+            assert inside or not name.startswith("tests"), f"{path.name} imports {name}"
+
+
+def test_the_fakes_the_harness_stands_on_import_nothing_of_the_tests():
+    used = {
+        name.split(".")[2]
+        for path in HARNESS.glob("*.py")
+        for name in imported_modules(path)
+        if name.startswith("tests.fakes.")
+    }
+    assert used, "the harness uses a fake (servers.py: the OpenAI one)"
+    for path in sorted((HARNESS.parent / "fakes" / f"{module}.py") for module in used):
+        for name in imported_modules(path):
+            inside = name.startswith(".") or name.split(".")[:2] == ["tests", "fakes"]
             assert inside or not name.startswith("tests"), f"{path.name} imports {name}"
 
 

@@ -136,10 +136,12 @@ def start_worker(worker_env, tmp_path) -> Iterator:
 def slow_openai(settings) -> Iterator:
     """A fake OpenAI embeddings API for worker processes, with the `openai` provider set
     for them (worker_env) and for this process."""
+    from search.embedding import PROBE_TEXT
     from search.embedding.ratelimit import shared_limiter
     from tests.fakes.openai_server import FakeOpenAI
 
     with FakeOpenAI(api_key="test-key") as server:
+        server.prompt = {PROBE_TEXT}  # a worker starts at once, whatever the delay
         shared_limiter().clear()
         yield server
         shared_limiter().clear()

@@ -8,7 +8,6 @@ from django.db import connection
 
 from jobs.models import Job, JobStatus
 from jobs.sweeper import requeue_stuck
-from search.embedding import PROBE_TEXT
 from search.models import Chunk
 from tests.chaos.conftest import LEASE_SECONDS, openai_env
 from tests.conftest import eventually, pdf_upload, wait_until_terminal
@@ -150,8 +149,7 @@ def test_a_job_that_kills_its_worker_every_time_ends_crashed(
     alice_client, broker, start_worker, settings, slow_openai
 ):
     settings.INGEST_MAX_ATTEMPTS = 2
-    slow_openai.delay = 30.0  # every attempt hangs until its worker is killed...
-    slow_openai.prompt = {PROBE_TEXT}  # ...but each worker's start-up probe is answered
+    slow_openai.delay = 30.0  # every attempt hangs until its worker is killed
     env = {**openai_env(slow_openai), "INGEST_MAX_ATTEMPTS": "2"}
     job_id = upload(alice_client, seed=9)
 

@@ -20,6 +20,7 @@ from config.tooling.procfile import read_procfile
 from jobs.lanes import lane_queues
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
 from jobs.models import WorkerProcess as WorkerRow
+from search.embedding import PROBE_TEXT
 from search.embedding.ratelimit import shared_limiter
 from search.models import Chunk
 from tests.chaos.conftest import WorkerProcess, database_url, openai_env
@@ -36,9 +37,11 @@ SCAN_TEXT = "The seller delivers the goods within thirty days of the order."
 
 @contextlib.contextmanager
 def fake_openai(delay: float = 0.0) -> Iterator[FakeOpenAI]:
-    """A fake embeddings API whose every answer takes `delay` seconds."""
+    """A fake embeddings API whose every answer takes `delay` seconds, but a worker's
+    start-up probe's."""
     with FakeOpenAI(api_key="test-key") as server:
         server.delay = delay
+        server.prompt = {PROBE_TEXT}
         shared_limiter().clear()
         yield server
         shared_limiter().clear()
