@@ -554,7 +554,7 @@ INGEST_EMBED_RPM = env_int("INGEST_EMBED_RPM", 3000, minimum=1)
 INGEST_EMBED_TPM = env_int("INGEST_EMBED_TPM", 1_000_000, minimum=1)
 INGEST_EMBED_MAX_WAIT_SECONDS = env_float("INGEST_EMBED_MAX_WAIT_SECONDS", 60.0, minimum=0)
 INGEST_EMBED_BATCH = env_int("INGEST_EMBED_BATCH", 64, minimum=1)
-# Search (search/query.py). A scope (an account, or one document) with at most this many
+# Search (search/retrieval/query.py). A scope (an account, or one document) with at most this many
 # ready chunks is searched by an exact vector scan, recall 1; a larger one through the
 # HNSW index with an iterative scan: ef_search, and how many tuples it may visit.
 INGEST_SEARCH_EXACT_BELOW = env_int("INGEST_SEARCH_EXACT_BELOW", 10_000, minimum=0)
@@ -564,7 +564,7 @@ INGEST_SEARCH_MAX_SCAN_TUPLES = env_int("INGEST_SEARCH_MAX_SCAN_TUPLES", 20_000,
 # the shared rate limit and for the provider before it answers from text (degraded).
 # A chunk found only by its vector must be more similar (cosine) to the query than this:
 # the nearest neighbours of a query that matches nothing are noise. Unset: the floor
-# measured for the embedding (search/floors.py).
+# measured for the embedding (search/retrieval/floors.py).
 INGEST_SEARCH_MIN_SIMILARITY = env_optional_float("INGEST_SEARCH_MIN_SIMILARITY", minimum=-1.0)
 INGEST_SEARCH_CACHE_SECONDS = env_int("INGEST_SEARCH_CACHE_SECONDS", 86_400, minimum=1)
 # Searches per user (the API and the page together); past it: 429 with Retry-After.

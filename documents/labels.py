@@ -31,7 +31,7 @@ from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
 from config.http import json_bodies
-from search.scope import Filters
+from search.retrieval.scope import Filters
 
 MAX_TAGS = 50
 MAX_TAG_CHARS = 64

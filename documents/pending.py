@@ -5,7 +5,7 @@ import uuid
 from documents.labels import as_q
 from documents.models import Document
 from jobs.models import IN_FLIGHT_STATUSES
-from search.scope import NO_FILTERS, Filters
+from search.retrieval.scope import NO_FILTERS, Filters
 
 
 def pending_documents(

@@ -1,6 +1,6 @@
 """The stored vectors' size must match INGEST_EMBED_DIMENSIONS: a system check, and the
 same test for a worker's start-up (search/middleware.py). And a warning while the floor of a
-model's vectors was never measured (search/floors.py)."""
+model's vectors was never measured (search/retrieval/floors.py)."""
 
 from collections.abc import Sequence
 
@@ -84,8 +84,8 @@ def check_similarity_floor(
     """A warning when a model's vectors are searched with a floor nobody measured."""
     # Here, not at the top: this module loads with the app, and search.embedding brings
     # the OpenAI client, which a process that only sends jobs never needs.
-    from search import floors
     from search.embedding.signature import current_signature
+    from search.retrieval import floors
 
     if not databases or settings.INGEST_SEARCH_MIN_SIMILARITY is not None:
         return []

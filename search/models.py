@@ -52,7 +52,7 @@ class Chunk(models.Model):
 
 
 class SimilarityFloor(models.Model):
-    """An embedding's measured floor (search/floors.py): the least similarity of a chunk
+    """An embedding's measured floor (search/retrieval/floors.py): the least similarity of a chunk
     found by its vector alone, written by `manage.py calibrate_search_floor`."""
 
     signature = models.CharField(

@@ -3,7 +3,7 @@
 `GET /search/?q=...` (documents/page/views.py `search_results`, which knows whose documents are
 whose) answers the fragment of results when htmx asks for it, and a whole page (the same
 results under a search form) otherwise: a bookmark, a reload, a browser without
-JavaScript. The search is search.query's hybrid one, over the signed-in user's ready
+JavaScript. The search is search.retrieval.query's hybrid one, over the signed-in user's ready
 documents only, or one of them (`document=`, the box on a document's page); the API
 (`/api/search/`) takes the same text.
 """
@@ -18,8 +18,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from config.common import rate_counter
-from search import query
-from search.scope import NO_FILTERS, Filters
+from search.retrieval import query
+from search.retrieval.scope import NO_FILTERS, Filters
 
 MAX_QUERY_CHARACTERS = 1000  # as the API's query_too_long
 PAGE_RESULTS = 10

@@ -1,8 +1,8 @@
-"""The search API's input and answer shapes (the answer's mirror search.answer)."""
+"""The search API's input and answer shapes (the answer's mirror search.retrieval.answer)."""
 
 from rest_framework import serializers
 
-from search.query import MODES
+from search.retrieval.query import MODES
 
 MAX_QUERY_CHARS = 1000
 SOURCES = ["text", "ocr"]  # search.models.Chunk.source

@@ -177,10 +177,10 @@ SLOW_MODULES = {
     "jobs/test_lanes_workers.py",
     "jobs/webhooks/test_delivery_hang.py",
     "jobs/worker/test_priority.py",
+    "search/retrieval/test_search_recall.py",
     "search/test_bench_search.py",
     "search/test_corpus.py",
     "search/test_reader_pdfium.py",
-    "search/test_search_recall.py",
 }
 
 

@@ -21,7 +21,7 @@ from documents import labels
 from documents.api.docs import FILTERS, FILTERS_INVALID
 from documents.models import Document
 from documents.pending import pending_documents
-from search.query import search
+from search.retrieval.query import search
 from search.serializers import MAX_QUERY_CHARS, SearchErrorOut, SearchIn, SearchOut
 
 _EXAMPLE = OpenApiExample(

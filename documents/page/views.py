@@ -33,10 +33,10 @@ from documents.pending import pending_documents
 from documents.services import deletion, labelling, retries
 from jobs import failures
 from jobs.models import JobAttempt, JobStatus
-from search import passage as passages
 from search import search_box
 from search.models import Chunk
-from search.scope import NO_FILTERS, Filters
+from search.retrieval import passage as passages
+from search.retrieval.scope import NO_FILTERS, Filters
 from search.sources import ocr_pages
 
 

@@ -28,7 +28,7 @@ from jobs.webhooks.erasure import delete_events_of_owner
 log = logging.getLogger(__name__)
 
 BATCH = 200
-QUERY_CACHE = "ingest:search:qvec:{owner}:*"  # search/query_vector.py's keys of an owner
+QUERY_CACHE = "ingest:search:qvec:{owner}:*"  # search/retrieval/query_vector.py's keys of an owner
 
 
 def erase_user(user_id: int, *, on_batch: Callable[[int], None] | None = None) -> int:

@@ -15,7 +15,7 @@ anyway, and a newer version that failed is its owner's to replace or retry. The 
 is a job of that same version on the batch lane (the owner sees no new version). Its
 chunks replace the old ones in place; until it succeeds the document keeps its old
 `ready_embed_model`, so the vector side of a search, which compares only vectors of the
-configured embedding (search/vector.py), leaves the half-done document out and the text
+configured embedding (search/retrieval/vector.py), leaves the half-done document out and the text
 side serves it as before (jobs/worker/processing.py makes the switch in one transaction).
 """
 

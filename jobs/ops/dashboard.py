@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 from jobs.ops import panels, scaling, series
 from jobs.worker import heartbeat
 from search import stats as search_stats
-from search.query import MODES
+from search.retrieval.query import MODES
 
 POLL_SECONDS = 5
 SEARCH_SPAN = timedelta(hours=1)  # the search tile's figures

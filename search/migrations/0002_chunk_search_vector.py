@@ -8,11 +8,11 @@ Then it puts a separator (U+001F, which the cleaning step removes from every
 chunk, so it never occurs in one) around each CJK character: Postgres's parser makes one
 token of a whole run of Chinese or Japanese, so without it only an identical run would
 match. With it each character is a token, and a query's run becomes a phrase of
-characters (search/text.py), which matches it anywhere inside a longer run.
+characters (search/retrieval/text.py), which matches it anywhere inside a longer run.
 
 The column holds the 'english' configuration's lexemes (stemmed: "reports" finds
 "report") and the 'simple' configuration's (exact words in any language, stop words
-kept), so the query ORs the two. It is not a model field: only search/query.py reads it,
+kept), so the query ORs the two. It is not a model field: only search/retrieval/query.py reads it,
 with SQL, and the ORM should never load it with every Chunk.
 """
 

@@ -8,7 +8,7 @@ from documents.models import Document
 from jobs.models import JobStatus
 from search.embedding import embed, local_provider, probe_provider
 from search.embedding.signature import current_signature
-from search.query import search
+from search.retrieval.query import search
 from tests.conftest import pdf_upload, running_worker, wait_until_terminal
 from tests.factories import text_pdf
 
@@ -86,7 +86,7 @@ def test_a_document_embedded_locally_is_found_by_a_paraphrase(local, alice_clien
 
 
 def test_a_query_of_made_up_words_is_not_compared_by_its_vector(local):
-    from search import floors
+    from search.retrieval import floors
 
     assert local_provider.knows_a_word("when is the rent due")
     assert not local_provider.knows_a_word("zorvek tisplu")

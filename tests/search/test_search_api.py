@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from config.accounts import tokens
 from jobs.models import Job, JobStatus
 from search.embedding.ratelimit import shared_limiter
-from search.query_vector import cache_key
+from search.retrieval.query_vector import cache_key
 from tests.factories import make_document
 from tests.search.chunks import ready_document
 

@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from search import stats
-from search.query import MODES, search
+from search.retrieval.query import MODES, search
 from tests.search.chunks import ready_document
 
 pytestmark = pytest.mark.django_db

@@ -1,10 +1,11 @@
 """manage.py calibrate_search_floor: measure the floor of the configured embedding on the
-chunks the database holds, and keep it for searches (search/floors.py, search/calibrate.py)."""
+chunks the database holds, and keep it for searches (search/retrieval/floors.py,
+search/retrieval/calibrate.py)."""
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from search import calibrate, floors
 from search.pipeline.errors import PipelineError
+from search.retrieval import calibrate, floors
 
 
 class Command(BaseCommand):

@@ -87,9 +87,9 @@ def measure(database_url: str, corpus: Corpus, queries: int, seed: int) -> dict[
     from django.http import QueryDict
 
     from documents.labels import filters_from
-    from search import vector
-    from search.query import search
-    from search.scope import Scope
+    from search.retrieval import vector
+    from search.retrieval.query import search
+    from search.retrieval.scope import Scope
 
     picked = label(database_url, corpus, seed)
     kept = {"pick-1": set(picked["pick-1"]), "pick-70": set(picked["pick-70"])}

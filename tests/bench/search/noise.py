@@ -1,7 +1,7 @@
 """Queries that can match nothing, for `tests.bench.search`: do they answer nothing?
 
 Two sets, neither the one `manage.py calibrate_search_floor` measures with (other seeds,
-other words): 100 nonsense queries (search/calibrate.py's made-up words, every word absent
+other words): 100 nonsense queries (search/retrieval/calibrate.py's made-up words, every word absent
 from the corpus) and 100 ordinary words that no document holds (`ABSENT_WORDS`, those the
 corpus does hold left out). Each runs in every mode; an answer with any result is noise.
 Beside them, what unrelated text scores with the vectors alone (each query's nearest
@@ -42,8 +42,8 @@ class Noise:
 
 def measure(owner_id: int, modes: tuple[str, ...]) -> Noise:
     """Every query of both sets in every mode. Django must be set up."""
-    from search import calibrate, floors
-    from search.query import search
+    from search.retrieval import calibrate, floors
+    from search.retrieval.query import search
 
     noise = Noise(
         queries={

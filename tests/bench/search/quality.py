@@ -149,7 +149,7 @@ class Query:
     kind: str
     text: str
     ambiguous: bool  # the verbatim sentence is also in another document
-    # Those documents: a search shows a passage once (search/query.py), so a twin of the
+    # Those documents: a search shows a passage once (search/retrieval/query.py), so a twin of the
     # passage found in one of them is the same result to the person, and counts as found.
     twins: frozenset[uuid.UUID] = frozenset()
 
@@ -202,7 +202,7 @@ class Score:
 def evaluate(owner_id: int, queries: list[Query], modes: tuple[str, ...]) -> dict:
     """Scores by (mode, kind): every query in every mode, k = 10."""
     # Imported once Django is set up (tests.bench.search's run()): they load models.
-    from search.query import search
+    from search.retrieval.query import search
 
     scores: dict[tuple[str, str], Score] = {(m, k): Score() for m in modes for k in KINDS}
     for query in queries:
@@ -221,11 +221,11 @@ def evaluate(owner_id: int, queries: list[Query], modes: tuple[str, ...]) -> dic
 def without_the_noise_rules(owner_id: int, queries: list[Query]) -> dict:
     """Hybrid scores of the same queries with the noise rules off, as search was before
     them: every vector hit of the hashing provider trusted, above a fixed 0.2 floor
-    (search/floors.py). The rules must not lose what that found. An ablation: the two
+    (search/retrieval/floors.py). The rules must not lose what that found. An ablation: the two
     functions are swapped for the run and put back."""
     from unittest import mock
 
-    from search import floors
+    from search.retrieval import floors
 
     with (
         mock.patch.object(floors, "needs_shared_word", return_value=False),
@@ -237,7 +237,7 @@ def without_the_noise_rules(owner_id: int, queries: list[Query]) -> dict:
 def measure(per_document: int, seed: int, quick: bool) -> dict:
     """Ingest, sample, search; everything the report needs. Django must be set up."""
     # Imported once Django is set up (tests.bench.search's run()): they load models.
-    from search.query import MODES
+    from search.retrieval.query import MODES
 
     files = corpus_files(quick)
     owner_id, timings = ingest(files, "search-bench-corpus")

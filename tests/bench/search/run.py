@@ -78,7 +78,7 @@ K = 10
 
 def _timed(owner_id: int, q: str, mode: str) -> tuple[float, Any]:
     # Imported once run() has set Django up: they load models.
-    from search.query import search
+    from search.retrieval.query import search
 
     started = time.perf_counter()
     answer = search(owner_id=owner_id, q=q, k=K, mode=mode)
@@ -90,7 +90,7 @@ def measure_speed(
 ) -> list[dict[str, Any]]:
     """Per mode and group of accounts: search time without the embedding, the embedding."""
     # Imported once run() has set Django up: they load models.
-    from search.query import MODES
+    from search.retrieval.query import MODES
 
     rng = random.Random(seed)
     groups = {
@@ -149,9 +149,9 @@ def measure_recall(
     """Recall@10 of vector mode (the owner filter on the index) against an exact scan."""
     # Imported once run() has set Django up: they load models.
     from search.embedding.hashing import hashing_embed
-    from search.floors import floor
-    from search.text import any_word_text
-    from search.vector import SHARES_A_WORD
+    from search.retrieval.floors import floor
+    from search.retrieval.text import any_word_text
+    from search.retrieval.vector import SHARES_A_WORD
 
     rng = random.Random(seed + 1)
     ordered = sorted(corpus.accounts, key=lambda a: a.ready_chunks)
@@ -171,7 +171,7 @@ def measure_recall(
                 vector = np.array(hashing_embed([text], dimensions)[0], dtype=np.float32)
                 distance = 1.0 - matrix @ vector  # all unit vectors: cosine distance
                 # What vector mode may answer with these vectors: chunks sharing a word
-                # with the query, more similar than the floor (search/floors.py).
+                # with the query, more similar than the floor (search/retrieval/floors.py).
                 sharing = {row[0] for row in conn.execute(
                     ready_chunks_sql("c.id") + " AND " + SHARES_A_WORD.format(c="c").replace(
                         "%(any_words)s", "%s"), (account.user_id, any_word_text(text)),

@@ -4,11 +4,12 @@ offline providers.
 For each provider, `hashing` and `local` (all-MiniLM-L6-v2, where it is installed), the files
 the queries name (tests/bench/search/paraphrases.py) go through the pipeline for an account of
 its own, under that provider's settings. The `local` provider's floor is measured on them
-first (search/calibrate.py, as `manage.py calibrate_search_floor` does) and kept. Then every
-query runs in every mode: a hit is a result on the answer's page of the answer's file; and the
-queries that can match nothing (tests/bench/search/noise.py) run again. Beside the quality:
-the chunks the local model embeds per CPU-second on one thread, and each provider's ingest
-time per page (extraction, cleaning, splitting, embedding and storing, in this process).
+first (search/retrieval/calibrate.py, as `manage.py calibrate_search_floor` does) and kept.
+Then every query runs in every mode: a hit is a result on the answer's page of the answer's
+file; and the queries that can match nothing (tests/bench/search/noise.py) run again. Beside
+the quality: the chunks the local model embeds per CPU-second on one thread, and each
+provider's ingest time per page (extraction, cleaning, splitting, embedding and storing, in
+this process).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _settings(provider: str) -> dict:
 
 
 def _rank(owner_id: int, query: Paraphrase, mode: str) -> int | None:
-    from search.query import search
+    from search.retrieval.query import search
 
     answer = search(owner_id=owner_id, q=query.query, k=10, mode=mode)
     name = Path(query.file).name
@@ -83,10 +84,10 @@ def run_provider(provider: str, queries: tuple[Paraphrase, ...]) -> ProviderRun:
     from django.test import override_settings
 
     from documents.models import Document
-    from search import calibrate, floors
     from search.embedding.signature import current_signature
     from search.models import Chunk
-    from search.query import MODES
+    from search.retrieval import calibrate, floors
+    from search.retrieval.query import MODES
     from tests.bench.search.quality import ingest
 
     files = sorted({CORPUS / p.file for p in queries})
@@ -136,7 +137,7 @@ def measure(quick: bool = False) -> list[ProviderRun]:
 
 
 def report(runs: list[ProviderRun]) -> list[str]:
-    from search.query import MODES
+    from search.retrieval.query import MODES
 
     queries = len(runs[0].ranks["hybrid"]) if runs else 0
     lines = [

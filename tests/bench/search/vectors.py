@@ -1,5 +1,5 @@
 """Why vector recall is what it is, for `tests.bench.search`: the vector list alone
-(search.vector.nearest) for the largest account, path by path.
+(search.retrieval.vector.nearest) for the largest account, path by path.
 
 For short queries (2-4 words, as the speed runs send) and long ones (30 consecutive words
 of a chunk), the top 10 of: the exact path, the HNSW path with the service's settings and
@@ -67,8 +67,8 @@ def diagnose(
     from django.test import override_settings
 
     from search.embedding.hashing import hashing_embed
-    from search.scope import Scope
-    from search.vector import nearest
+    from search.retrieval.scope import Scope
+    from search.retrieval.vector import nearest
 
     account = corpus.largest
     scope = Scope(owner_id=account.user_id)
@@ -132,9 +132,9 @@ def _row(scope: str, kind: str, path: str, recalls: list[float], times: list[flo
 def report(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "",
-        "**The vector list alone** (`search.vector.nearest`, k = 10), recall@10 against the "
-        f"exact answer: short queries as above, long ones {LONG_WORDS} consecutive words of "
-        "a ready chunk. The last row of each kind is the index over the whole table, no "
+        "**The vector list alone** (`search.retrieval.vector.nearest`, k = 10), recall@10 "
+        f"against the exact answer: short queries as above, long ones {LONG_WORDS} consecutive "
+        "words of a ready chunk. The last row of each kind is the index over the whole table, no "
         "owner filter, against an exact scan of it.",
         "",
         "| chunks searched | queries | path | recall@10 | p50 ms | p95 ms |",

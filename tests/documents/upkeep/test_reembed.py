@@ -19,7 +19,7 @@ from documents.upkeep import reembed
 from jobs.models import Job, JobStatus
 from search.embedding import hashing_embed
 from search.models import Chunk
-from search.query import search
+from search.retrieval.query import search
 from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
 from tests.fakes.openai_server import vector_for

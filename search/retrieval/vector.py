@@ -21,11 +21,11 @@ document's `ready_embed_model`): a query's vector and a chunk's vector of anothe
 measure nothing together, so during `manage.py reprocess embeddings` the documents not yet
 re-embedded are found by their text alone.
 
-`sharing` (search/floors.py says why the `hashing` provider asks it) keeps only chunks that
-share a word with the query, by its 'english' lexemes on the chunk's `search_vector`: in the
-exact scan as a condition of the scan, on the index's path after it (a condition inside the
-index walk would make a query that shares no word with anything walk the whole
-`hnsw.max_scan_tuples`).
+`sharing` (search/retrieval/floors.py says why the `hashing` provider asks it) keeps only
+chunks that share a word with the query, by its 'english' lexemes on the chunk's
+`search_vector`: in the exact scan as a condition of the scan, on the index's path after it
+(a condition inside the index walk would make a query that shares no word with anything walk
+the whole `hnsw.max_scan_tuples`).
 """
 
 import uuid
@@ -36,8 +36,8 @@ from django.db import connection, transaction
 
 from search.embedding.signature import current_signature
 from search.models import Chunk
-from search.scope import Scope
-from search.text import any_word_text
+from search.retrieval.scope import Scope
+from search.retrieval.text import any_word_text
 
 # A chunk sharing a word of %(any_words)s with the query (its 'english' lexemes).
 SHARES_A_WORD = "{c}.search_vector @@ websearch_to_tsquery('english'::regconfig, %(any_words)s)"

@@ -1,5 +1,5 @@
 """No noise: a query that can match nothing answers nothing in every mode, whatever the
-provider (search/floors.py), and a passage appears once."""
+provider (search/retrieval/floors.py), and a passage appears once."""
 
 import hashlib
 import io
@@ -10,12 +10,12 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from search import calibrate, floors
 from search.embedding import hashing_embed
 from search.embedding.signature import current_signature
 from search.models import Chunk, SimilarityFloor
-from search.query import MODES, search
-from search.text import any_word_text
+from search.retrieval import calibrate, floors
+from search.retrieval.query import MODES, search
+from search.retrieval.text import any_word_text
 from tests.fakes.openai_server import vector_for
 from tests.search.chunks import ready_document
 

@@ -13,7 +13,7 @@ word, chosen by its hash), and that is also why they answered noise: a one-word 
 vector with one coordinate, and among thousands of chunks some short one holds a word whose
 hash falls on the same coordinate with the same sign, a cosine of 1/√(its words): 0.58 for
 a three-word heading, 0.51 for "xyzzyplugh" in the corpus. So its vector side keeps only
-chunks that share a word with the query (`needs_shared_word`; search/vector.py), and its
+chunks that share a word with the query (`needs_shared_word`; search/retrieval/vector.py), and its
 floor is 0: what is left is lexical evidence, ranked by how many words it shares.
 
 The `local` model has a like blind spot: a query of made-up words, cut into sub-word pieces,

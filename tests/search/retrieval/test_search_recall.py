@@ -2,7 +2,7 @@
 
 20,000 chunks of other accounts and 200 of alice's, random vectors (the hardest case for
 an approximate index: no clusters), inserted in one statement each. recall@10 of
-search.vector.nearest against an exact ordering of alice's chunks, over 20 queries.
+search.retrieval.vector.nearest against an exact ordering of alice's chunks, over 20 queries.
 """
 
 import time
@@ -13,8 +13,8 @@ from django.db import connection, transaction
 
 from documents.models import Document
 from search.embedding.signature import current_signature
-from search.scope import Scope
-from search.vector import literal, nearest
+from search.retrieval.scope import Scope
+from search.retrieval.vector import literal, nearest
 
 pytestmark = pytest.mark.django_db
 

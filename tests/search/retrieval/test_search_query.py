@@ -1,9 +1,10 @@
-"""search.query.search over chunks written straight into the table: scope, modes, ranking."""
+"""search.retrieval.query.search over chunks written straight into the table: scope, modes,
+ranking."""
 
 import pytest
 
-from search.query import MODES, rrf, search
-from search.text import websearch_text
+from search.retrieval.query import MODES, rrf, search
+from search.retrieval.text import websearch_text
 from tests.search.chunks import add_chunks, ready_document
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ The interface other code builds on (the API view, the page, the benchmark):
 `Hit`s, best first. Validation of the input is the caller's (the API's serializer); here it
 is assumed valid.
 
-`filters` (search.scope.Filters) keep only documents with the tags and metadata asked for.
+`filters` (search.retrieval.scope.Filters) keep only documents with the tags and metadata asked for.
 Only chunks of each document's ready version are candidates (`version = ready_version`):
 a new version's chunks, written while it is processed, and the old version's, once the
 new one is ready, never are. Each mode:
@@ -13,9 +13,9 @@ new one is ready, never are. Each mode:
 - `text`: `websearch_to_tsquery` in the 'english' and 'simple' configurations, ORed, on
   the generated `search_vector` column (GIN), ranked by `ts_rank_cd`.
 - `vector`: cosine distance to the query's embedding; exact over the owner's chunks when
-  they are few (search/vector.py says why), else the HNSW index with an iterative scan.
+  they are few (search/retrieval/vector.py says why), else the HNSW index with an iterative scan.
   Only chunks more similar than the embedding's floor, and with the `hashing` provider
-  only chunks sharing a word with the query (search/floors.py says why): a query that
+  only chunks sharing a word with the query (search/retrieval/floors.py says why): a query that
   matches nothing answers nothing, not its nearest noise.
 - `hybrid`: Reciprocal Rank Fusion, score = Σ 1 / (60 + rank), of the two lists' top
   max(k, 50), the vector list kept to the same chunks as `vector`. Without an embedding
@@ -30,10 +30,11 @@ import time
 import uuid
 from collections.abc import Sequence
 
-from search import floors, hits, stats, text_search, vector
-from search.answer import Answer, Hit
-from search.query_vector import QueryEmbeddingFailed, query_vector
-from search.scope import NO_FILTERS, Filters, Scope
+from search import stats
+from search.retrieval import floors, hits, text_search, vector
+from search.retrieval.answer import Answer, Hit
+from search.retrieval.query_vector import QueryEmbeddingFailed, query_vector
+from search.retrieval.scope import NO_FILTERS, Filters, Scope
 
 __all__ = ["MODES", "Answer", "Hit", "rrf", "search"]
 
@@ -100,7 +101,7 @@ def _similar(
     scope: Scope, q: str, embedding: list[float], depth: int
 ) -> list[tuple[uuid.UUID, float]]:
     """The vector list: (chunk id, cosine similarity), nearest first, more similar than the
-    embedding's floor (search/floors.py)."""
+    embedding's floor (search/retrieval/floors.py)."""
     if not floors.trusts_vectors(q):
         return []
     sharing = q if floors.needs_shared_word() else None

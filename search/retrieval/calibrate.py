@@ -1,4 +1,4 @@
-"""Measure an embedding's floor (search/floors.py) on the chunks the database holds.
+"""Measure an embedding's floor (search/retrieval/floors.py) on the chunks the database holds.
 
 The queries can match nothing: nonsense words (`nonsense`: pronounceable strings of random
 syllables, seeded), real English words (`ABSENT_CANDIDATES`) that no ready chunk holds,
@@ -7,7 +7,7 @@ is embedded by the configured provider and compared with every ready chunk (exac
 sequential scan of the vectors); its nearest chunk's cosine similarity is what unrelated
 text scores. The floor is the highest of those, rounded up to STEP, plus MARGIN: a floor
 under any measured noise would let that query answer it. A query whose vector search
-would not trust (search/floors.py `trusts_vectors`) is left out.
+would not trust (search/retrieval/floors.py `trusts_vectors`) is left out.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-from search import floors, vector
 from search.embedding import embed
 from search.embedding.signature import current_signature
 from search.models import SimilarityFloor
-from search.scope import ready_chunks as ready_chunks_sql
-from search.text import any_word_text
+from search.retrieval import floors, vector
+from search.retrieval.scope import ready_chunks as ready_chunks_sql
+from search.retrieval.text import any_word_text
 
 MARGIN = 0.05
 STEP = 0.01
@@ -108,9 +108,9 @@ def nearest_similarity(embedding: list[float], *, sharing: str | None) -> float 
 
 def measure(queries: list[str], *, shared_word: bool | None = None) -> Measurement:
     """The floor for the configured embedding from `queries` (that can match nothing).
-    `shared_word` as the search would ask (None: as search/floors.py decides)."""
+    `shared_word` as the search would ask (None: as search/retrieval/floors.py decides)."""
     gate = floors.needs_shared_word() if shared_word is None else shared_word
-    # What a search would not compare by vector (search/floors.py) sets no floor either.
+    # What a search would not compare by vector (search/retrieval/floors.py) sets no floor either.
     queries = [q for q in queries if floors.trusts_vectors(q)]
     nearest = []
     for start in range(0, len(queries), 64):

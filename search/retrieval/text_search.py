@@ -4,7 +4,7 @@ The column holds each chunk's 'english' lexemes (stemmed, English stop words dro
 and its 'simple' ones (every word as written, in any language), so the query is the OR of
 the same two parses: "reports" finds "report" through the first, "Quartalszahlen" or
 "للشركة" exactly through the second, and CJK runs match as phrases of characters
-(search/text.py). Ranked by `ts_rank_cd` (cover density: matches close together rank
+(search/retrieval/text.py). Ranked by `ts_rank_cd` (cover density: matches close together rank
 higher).
 """
 
@@ -12,8 +12,8 @@ import uuid
 
 from django.db import connection
 
-from search.scope import Scope
-from search.text import websearch_text
+from search.retrieval.scope import Scope
+from search.retrieval.text import websearch_text
 
 # The tsquery, as an SQL expression of the parameter %(words)s.
 TSQUERY = (

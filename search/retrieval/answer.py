@@ -1,4 +1,4 @@
-"""What a search answers (importable from search.query too, where others look for it)."""
+"""What a search answers (importable from search.retrieval.query too, where others look for it)."""
 
 import uuid
 from dataclasses import dataclass

@@ -6,8 +6,8 @@ import pytest
 from documents.models import Document
 from search.embedding import hashing_embed
 from search.models import Chunk
-from search.scope import Filters, Scope
-from search.vector import nearest
+from search.retrieval.scope import Filters, Scope
+from search.retrieval.vector import nearest
 from tests.factories import make_document
 from tests.search.chunks import ready_document
 

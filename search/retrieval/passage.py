@@ -7,8 +7,8 @@ import re
 import uuid
 from dataclasses import dataclass
 
-from search.hits import rounded
 from search.models import Chunk
+from search.retrieval.hits import rounded
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

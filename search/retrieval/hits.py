@@ -15,11 +15,11 @@ from typing import Any
 
 from django.db import connection
 
-from search.answer import Hit
 from search.models import Chunk
-from search.scope import document_table
-from search.text import websearch_text
-from search.text_search import TSQUERY
+from search.retrieval.answer import Hit
+from search.retrieval.scope import document_table
+from search.retrieval.text import websearch_text
+from search.retrieval.text_search import TSQUERY
 
 # One fragment of up to 35 words around the best match (fragment mode, MaxFragments > 0,
 # drops the words before a match even when the chunk starts there).
