@@ -73,7 +73,7 @@ def enqueue_by_name(
     The message is built as Dramatiq's `Actor.message_with_options` builds it and
     enqueued on the configured broker, which adds the `eta` of a delayed message itself,
     so a web process never imports the actors (jobs/lanes.py, jobs/ops/alerts.py,
-    jobs/webhooks/dispatch.py). Raises what the broker raises.
+    jobs/webhooks/sending/dispatch.py). Raises what the broker raises.
     """
     message: dramatiq.Message[None] = dramatiq.Message(
         queue_name=queue_name, actor_name=actor_name, args=args, kwargs={}, options={}

@@ -175,7 +175,7 @@ SLOW_MODULES = {
     "jobs/ops/test_metrics_processes.py",
     "jobs/test_fair_workers.py",
     "jobs/test_lanes_workers.py",
-    "jobs/webhooks/test_delivery_hang.py",
+    "jobs/webhooks/sending/test_delivery_hang.py",
     "jobs/worker/test_priority.py",
     "search/retrieval/test_search_recall.py",
     "search/test_bench_search.py",

@@ -25,7 +25,7 @@ from documents.front_door.validation import ReceivedFile, RejectedFile
 from documents.services import retries, uploads
 from jobs.models import Job
 from jobs.webhooks import endpoints
-from jobs.webhooks.addresses import InvalidWebhookURL
+from jobs.webhooks.network.addresses import InvalidWebhookURL
 
 
 @dataclass(frozen=True)

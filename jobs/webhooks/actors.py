@@ -1,5 +1,5 @@
-"""The deliverer: one Dramatiq actor on the `webhooks` queue (names in dispatch.py, which
-sends to it by name after commit). Thin: delivery.py does the work.
+"""The deliverer: one Dramatiq actor on the `webhooks` queue (names in sending/dispatch.py,
+which sends to it by name after commit). Thin: sending/delivery.py does the work.
 
 Dramatiq's own retries are off for it: a delivery's retries live in the database
 (`next_attempt_at`, a delayed message, the sweeper), where a lost message cannot lose
@@ -9,8 +9,8 @@ them. Only a database that stays away past `deliver`'s own waits brings the mess
 
 import dramatiq
 
-from jobs.webhooks import delivery
-from jobs.webhooks.dispatch import ACTOR_NAME, QUEUE_NAME
+from jobs.webhooks.sending import delivery
+from jobs.webhooks.sending.dispatch import ACTOR_NAME, QUEUE_NAME
 from jobs.worker.reconnect import database_was_away
 
 # One attempt takes at most 10 s (client.LIMITS) after the name resolves; the rest is

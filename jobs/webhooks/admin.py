@@ -25,8 +25,9 @@ from config.accounts.authentication import signed_in_user
 from config.http.pagination import EstimatedCountPaginator
 from jobs.admin.display import plural
 from jobs.webhooks import admin_display as show
-from jobs.webhooks import delivery, endpoints
+from jobs.webhooks import endpoints
 from jobs.webhooks.models import Delivery, DeliveryAttempt, Endpoint, EventType
+from jobs.webhooks.sending import delivery
 
 
 class EndpointForm(forms.ModelForm):

@@ -14,8 +14,8 @@ from config.accounts.authentication import signed_in_user
 from config.http.api_errors import Refused
 from config.http.pagination import NewestFirst
 from jobs.webhooks import api_docs, endpoints
-from jobs.webhooks.addresses import InvalidWebhookURL
 from jobs.webhooks.models import Endpoint
+from jobs.webhooks.network.addresses import InvalidWebhookURL
 from jobs.webhooks.serializers import (
     EndpointCreatedOut,
     EndpointIn,

@@ -12,4 +12,6 @@ class WebhooksConfig(AppConfig):
 
         # An ending's event is written in the transaction that ended the job.
         events.changed_in_transaction.connect(outbox.on_job_changed, dispatch_uid="webhooks.outbox")
-        sweeper.on_each_pass("jobs.webhooks.sweep.resend_due", "jobs.webhooks.retention.every_pass")
+        sweeper.on_each_pass(
+            "jobs.webhooks.sending.sweep.resend_due", "jobs.webhooks.retention.every_pass"
+        )

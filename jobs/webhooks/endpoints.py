@@ -14,8 +14,6 @@ from django.utils import timezone
 
 from config.common import locks
 from jobs.models import Job
-from jobs.webhooks import addresses
-from jobs.webhooks.addresses import InvalidWebhookURL
 from jobs.webhooks.models import (
     Delivery,
     DeliveryStatus,
@@ -24,6 +22,8 @@ from jobs.webhooks.models import (
     all_event_types,
     new_secret,
 )
+from jobs.webhooks.network import addresses
+from jobs.webhooks.network.addresses import InvalidWebhookURL
 
 DELETED = "The endpoint was deleted."
 

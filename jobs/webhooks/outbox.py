@@ -1,6 +1,6 @@
 """The outbox: a job's terminal change writes its event, and one delivery per URL that
 should hear of it, in the same transaction. Nothing is sent here; the ids go to the
-deliverer after commit (dispatch.py), and the sweeper sends what that missed."""
+deliverer after commit (sending/dispatch.py), and the sweeper sends what that missed."""
 
 from collections.abc import Mapping
 from typing import TypedDict
@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from jobs import failures
 from jobs.models import Job, JobStatus
-from jobs.webhooks import addresses, dispatch, fair_share
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
+from jobs.webhooks.network import addresses
+from jobs.webhooks.sending import dispatch, fair_share
 
 EVENT_TYPES: dict[str, EventType] = {
     JobStatus.SUCCEEDED: EventType.SUCCEEDED,

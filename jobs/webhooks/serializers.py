@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
-from jobs.webhooks.addresses import MAX_URL_LENGTH
 from jobs.webhooks.models import Endpoint, all_event_types
+from jobs.webhooks.network.addresses import MAX_URL_LENGTH
 
 EVENTS_HELP = (
     f"The event types to hear: a non-empty list drawn from {', '.join(all_event_types())}. "

@@ -6,9 +6,9 @@ import time
 import pytest
 
 from jobs.models import JobStatus
-from jobs.webhooks.delivery import CLAIM_SECONDS
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
-from jobs.webhooks.sweep import resend_due
+from jobs.webhooks.sending.delivery import CLAIM_SECONDS
+from jobs.webhooks.sending.sweep import resend_due
 from tests.conftest import eventually, pdf_upload, wait_until_terminal
 from tests.factories import make_pdf
 from tests.fakes.webhook_receiver import Receiver, Reply

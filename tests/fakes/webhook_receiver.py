@@ -18,7 +18,7 @@ from django.db import transaction
 
 from jobs import services
 from jobs.models import Job
-from jobs.webhooks import signing
+from jobs.webhooks.sending import signing
 from tests.factories import make_document
 
 

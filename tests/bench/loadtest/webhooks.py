@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import psycopg
 
-from jobs.webhooks.signing import InvalidSignature, verify
+from jobs.webhooks.sending.signing import InvalidSignature, verify
 from tests.bench.loadtest.collect import Final
 from tests.bench.loadtest.criteria import Criterion
 

@@ -11,9 +11,9 @@ from django.contrib.admin.models import LogEntry
 from django.test import Client
 
 from jobs.models import Job
-from jobs.webhooks import signing
-from jobs.webhooks.dispatch import QUEUE_NAME
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint, SigningSecret
+from jobs.webhooks.sending import signing
+from jobs.webhooks.sending.dispatch import QUEUE_NAME
 from tests.conftest import eventually
 from tests.jobs.webhooks.admin_pages import (
     PUBLIC,

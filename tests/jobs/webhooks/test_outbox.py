@@ -5,9 +5,9 @@ from django.db import transaction
 
 from jobs import failures, services
 from jobs.models import Job, JobStatus
-from jobs.webhooks import signing
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
 from jobs.webhooks.outbox import JobEventBody, JobEventData
+from jobs.webhooks.sending import signing
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db

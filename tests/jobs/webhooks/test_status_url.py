@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from jobs import services
 from jobs.models import Job
-from jobs.webhooks import signing
 from jobs.webhooks.models import Endpoint, Event
+from jobs.webhooks.sending import signing
 from tests.conftest import pdf_upload
 from tests.factories import make_document, make_pdf
 

@@ -12,8 +12,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from jobs.sweeper import broker_started_at
-from jobs.webhooks import dispatch, fair_share
 from jobs.webhooks.models import Delivery, DeliveryStatus
+from jobs.webhooks.sending import dispatch, fair_share
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""One webhook POST (jobs/webhooks/client.py) against real local servers: where it
+"""One webhook POST (jobs/webhooks/network/client.py) against real local servers: where it
 connects, what it sends, and the limits on what it waits for and reads."""
 
 import socket
@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from jobs.webhooks import client
-from jobs.webhooks.addresses import Target
+from jobs.webhooks.network import client
+from jobs.webhooks.network.addresses import Target
 from tests.fakes.webhook_receiver import Receiver, Reply, redirect
 
 BODY = b'{"id":"msg_1","type":"document.succeeded"}'

@@ -23,8 +23,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from config.common import locks
-from jobs.webhooks import dispatch
 from jobs.webhooks.models import Delivery
+from jobs.webhooks.sending import dispatch
 
 
 def limit() -> int:

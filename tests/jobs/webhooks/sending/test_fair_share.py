@@ -1,4 +1,4 @@
-"""Deliveries are fair between owners (jobs/webhooks/fair_share.py), through a real Dramatiq
+"""Deliveries are fair between owners (jobs/webhooks/sending/fair_share.py), through a real Dramatiq
 worker and a real receiver: an owner whose receivers hang holds at most its share of the
 deliverer's threads, and another owner's event arrives meanwhile."""
 
@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from jobs.webhooks import delivery as deliveries
-from jobs.webhooks.delivery import Schedule
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
+from jobs.webhooks.sending import delivery as deliveries
+from jobs.webhooks.sending.delivery import Schedule
 from tests.conftest import eventually, running_worker
 from tests.fakes.webhook_receiver import Receiver, Reply, end_job
 

@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from jobs.webhooks import delivery as deliveries
-from jobs.webhooks.delivery import Schedule
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
+from jobs.webhooks.sending import delivery as deliveries
+from jobs.webhooks.sending.delivery import Schedule
 from tests.conftest import eventually, running_worker
 from tests.fakes.webhook_receiver import Receiver, Reply, end_job
 

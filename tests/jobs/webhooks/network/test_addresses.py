@@ -2,7 +2,7 @@
 
 import pytest
 
-from jobs.webhooks.addresses import InvalidWebhookURL, check, parse, same_url
+from jobs.webhooks.network.addresses import InvalidWebhookURL, check, parse, same_url
 
 
 @pytest.fixture(autouse=True)

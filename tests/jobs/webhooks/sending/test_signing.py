@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from jobs.webhooks import signing
 from jobs.webhooks.models import new_secret
+from jobs.webhooks.sending import signing
 
 # The test vector published with the Standard Webhooks specification (and Svix's libraries).
 SPEC_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

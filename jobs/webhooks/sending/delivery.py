@@ -22,7 +22,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from jobs.webhooks import addresses, client, dispatch, endpoints, fair_share, signing
+from jobs.webhooks import endpoints
 from jobs.webhooks.models import (
     Delivery,
     DeliveryAttempt,
@@ -30,6 +30,8 @@ from jobs.webhooks.models import (
     Endpoint,
     signing_secrets,
 )
+from jobs.webhooks.network import addresses, client
+from jobs.webhooks.sending import dispatch, fair_share, signing
 from jobs.worker.reconnect import when_database_answers
 
 log = logging.getLogger(__name__)

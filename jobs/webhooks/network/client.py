@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-from jobs.webhooks.addresses import Target
+from jobs.webhooks.network.addresses import Target
 
 USER_AGENT = "ingest-webhooks/1 (Standard Webhooks)"
 HEAD_BYTES = 1024  # of the answer, kept in the attempt log

@@ -12,10 +12,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from jobs.webhooks import delivery as deliveries
-from jobs.webhooks import signing
-from jobs.webhooks.delivery import Schedule, deliver, redeliver
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint, SigningSecret
+from jobs.webhooks.sending import delivery as deliveries
+from jobs.webhooks.sending import signing
+from jobs.webhooks.sending.delivery import Schedule, deliver, redeliver
 from tests.conftest import at_once, eventually, running_worker
 from tests.fakes.webhook_receiver import (
     GONE,

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from jobs.webhooks import resolver
+from jobs.webhooks.network import resolver
 
 MAX_URL_LENGTH = 2000
 # Cloud metadata services that sit on ordinary-looking addresses (the link-local ones,

@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from jobs.webhooks import addresses, client
-from jobs.webhooks.addresses import WebhookDNSTimeout
-from jobs.webhooks.delivery import Claim, _attempt
 from jobs.webhooks.models import Delivery
+from jobs.webhooks.network import addresses, client
+from jobs.webhooks.network.addresses import WebhookDNSTimeout
+from jobs.webhooks.sending.delivery import Claim, _attempt
 from tests.fakes.webhook_receiver import end_job
 from tests.jobs.webhooks.conftest import DNS_TIMEOUT as TIMEOUT
 

@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from jobs import sweeper
 from jobs.sweeper import broker_started_at
-from jobs.webhooks import sweep
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
+from jobs.webhooks.sending import sweep
 from tests.conftest import at_once, eventually, running_worker
 from tests.fakes.webhook_receiver import Receiver, end_job
 
