@@ -13,7 +13,7 @@ class OpsConfig(AppConfig):
         events.failed_after_commit.connect(alerts.on_job_failed, dispatch_uid="ops.alerts")
         sweeper.on_each_pass(
             "jobs.ops.counts.fold",
-            "jobs.ops.history.record",
+            "jobs.ops.dashboard.history.record",
             "jobs.ops.alerts.check_queue_age",
             "jobs.ops.lost_messages.resend_waiting_behind_idle_threads",
         )

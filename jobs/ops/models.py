@@ -3,7 +3,7 @@ from django.db import models
 
 class Minute(models.Model):
     """One lane's pipeline over one minute, for the ops dashboard's history. Written by
-    the sweeper (jobs.ops.history); kept INGEST_OPS_RETENTION_DAYS."""
+    the sweeper (jobs.ops.dashboard.history); kept INGEST_OPS_RETENTION_DAYS."""
 
     minute = models.DateTimeField(help_text="The minute's start (UTC).")
     lane = models.CharField(max_length=8)

@@ -2,9 +2,9 @@
 
 from django.urls import path
 
-from jobs.ops import dashboard
+from jobs.ops.dashboard import views
 
 urlpatterns = [
-    path("ops/", dashboard.dashboard, name="ops-dashboard"),
-    path("ops/panel/", dashboard.panel, name="ops-panel"),
+    path("ops/", views.dashboard, name="ops-dashboard"),
+    path("ops/panel/", views.panel, name="ops-panel"),
 ]

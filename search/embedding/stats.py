@@ -2,8 +2,8 @@
 
 Counted twice, for two readers: Prometheus counters (config.common.metrics, added up across
 processes by /metrics) and per-minute totals in Redis, which the sweeper folds into the
-ops dashboard's history (jobs.ops.history) whichever machine the workers run on. The Redis
-side is best effort: a failed write costs a dashboard point, never a job.
+ops dashboard's history (jobs.ops.dashboard.history) whichever machine the workers run on.
+The Redis side is best effort: a failed write costs a dashboard point, never a job.
 """
 
 from datetime import datetime

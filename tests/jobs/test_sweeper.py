@@ -228,7 +228,7 @@ def test_each_pass_runs_every_apps_steps_and_a_broken_one_stops_none(caplog):
     assert _RAN == ["noted"]
     connected = {receiver[0][0] for receiver in sweeper.each_pass.receivers}  # (uid, sender)
     assert {
-        "jobs.ops.history.record",
+        "jobs.ops.dashboard.history.record",
         "jobs.webhooks.sending.sweep.resend_due",
         "documents.direct.sweep.every_pass",
         "documents.upkeep.retention.every_pass",

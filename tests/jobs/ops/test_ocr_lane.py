@@ -11,12 +11,13 @@ from django.contrib.auth.models import Permission, User
 from django.utils import timezone
 
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus, Lane
-from jobs.ops import history, scaling
+from jobs.ops import scaling
+from jobs.ops.dashboard import history
 from jobs.ops.models import Minute
 from search.models import Chunk
 from tests.factories import make_document
+from tests.jobs.ops.dashboard.test_dashboard import figure, signed_in, summary
 from tests.jobs.ops.metrics_reader import scrape, value
-from tests.jobs.ops.test_dashboard import figure, signed_in, summary
 from tests.search.chunks import add_chunks
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,9 @@ from django.utils.safestring import SafeString
 
 from config.common import humanize
 from jobs.models import Job, JobStatus, Lane, WorkerProcess
-from jobs.ops.charts import Series, Unit, bar_chart, line_chart
+from jobs.ops.dashboard.charts import Series, Unit, bar_chart, line_chart
+from jobs.ops.dashboard.series import History
 from jobs.ops.scaling import LaneNow
-from jobs.ops.series import History
 from jobs.worker import heartbeat
 
 LANE_COLOURS: dict[str, str] = {Lane.FAST: "#2457d6", Lane.BATCH: "#d9731a", Lane.OCR: "#0e8a5f"}

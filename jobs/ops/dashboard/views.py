@@ -17,7 +17,8 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from jobs.ops import panels, scaling, series
+from jobs.ops import scaling
+from jobs.ops.dashboard import panels, series
 from jobs.worker import heartbeat
 from search import stats as search_stats
 from search.retrieval.query import MODES

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from jobs.models import Lane
-from jobs.ops import history
-from jobs.ops.history import ALL_LANES, MINUTE, Ended
+from jobs.ops.dashboard import history
+from jobs.ops.dashboard.history import ALL_LANES, MINUTE, Ended
 from jobs.ops.models import Minute
 from jobs.ops.scaling import LaneNow
 

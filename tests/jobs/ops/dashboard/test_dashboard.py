@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from jobs.models import Job, JobStatus, WorkerProcess
-from jobs.ops import history, panels
+from jobs.ops.dashboard import history, panels
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db

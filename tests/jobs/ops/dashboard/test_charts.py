@@ -1,10 +1,10 @@
-"""The dashboard's SVG charts (jobs.ops.charts): axes in round units, time ticks on round
+"""The dashboard's SVG charts (jobs.ops.dashboard.charts): axes in round units, time ticks on round
 minutes, gaps where a reading is missing, legends inside the chart, text escaped."""
 
 import re
 from datetime import UTC, datetime, timedelta
 
-from jobs.ops.charts import CHAR, WIDTH, Series, Unit, bar_chart, line_chart, time_ticks
+from jobs.ops.dashboard.charts import CHAR, WIDTH, Series, Unit, bar_chart, line_chart, time_ticks
 
 MINUTE = timedelta(minutes=1)
 START = datetime(2026, 11, 30, 14, 37, tzinfo=UTC)

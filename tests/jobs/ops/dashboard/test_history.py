@@ -1,6 +1,6 @@
-"""The ops history (jobs.ops.history) on the real Postgres and Redis: each minute's row says
-what the job rows say, recording again changes nothing, a minute is recounted until it
-settles and then left alone, old rows are pruned, and nothing raises into the sweeper."""
+"""The ops history (jobs.ops.dashboard.history) on the real Postgres and Redis: each minute's
+row says what the job rows say, recording again changes nothing, a minute is recounted until
+it settles and then left alone, old rows are pruned, and nothing raises into the sweeper."""
 
 import statistics
 from collections import Counter, defaultdict
@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from jobs.models import AttemptOutcome, Job, JobAttempt, JobStatus
-from jobs.ops import history
+from jobs.ops.dashboard import history
 from jobs.ops.models import Minute
 from search.embedding import stats
 from tests.conftest import pdf_upload, running_worker, wait_until_terminal
