@@ -582,12 +582,12 @@ INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 1000, minimum=100)
 INGEST_CHUNK_OVERLAP = env_int("INGEST_CHUNK_OVERLAP", 150, minimum=0)
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 5, minimum=1)
 INGEST_JOB_TIME_LIMIT_SECONDS = env_int("INGEST_JOB_TIME_LIMIT_SECONDS", 600, minimum=1)
-# Extraction runs in a child process with these bounds (search/pipeline/sandbox.py).
+# Extraction runs in a child process with these bounds (search/pipeline/sandbox/process.py).
 INGEST_MAX_PAGES = env_int("INGEST_MAX_PAGES", 2000, minimum=1)
 INGEST_EXTRACT_TIMEOUT_SECONDS = env_int("INGEST_EXTRACT_TIMEOUT_SECONDS", 300, minimum=1)
 # The child's address space; the interpreter and pdfminer alone take about 50 MB of it.
 INGEST_EXTRACT_MEMORY_MB = env_int("INGEST_EXTRACT_MEMORY_MB", 1024, minimum=128)
-# Warm extractor processes kept started in each worker process (search/pipeline/pool.py),
+# Warm extractor processes kept started in each worker process (search/pipeline/sandbox/pool.py),
 # each retired after this many documents; 0 starts a fresh one for every document.
 INGEST_EXTRACT_POOL_SIZE = env_int("INGEST_EXTRACT_POOL_SIZE", 4, minimum=0)
 INGEST_EXTRACT_POOL_RECYCLE_AFTER = env_int("INGEST_EXTRACT_POOL_RECYCLE_AFTER", 50, minimum=1)

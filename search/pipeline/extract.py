@@ -1,8 +1,8 @@
 """Text extraction: each page's raw text, page numbers kept, read in a sandbox.
 
 `extract_document` is what the service uses. The file is read in a child process with
-bounded time and memory (search/pipeline/sandbox.py), one of a few kept warm in each worker
-process (search/pipeline/pool.py), by the extractor INGEST_EXTRACTOR names; the rules that
+bounded time and memory (search/pipeline/sandbox/process.py), one of a few kept warm in each worker
+process (search/pipeline/sandbox/pool.py), by the extractor INGEST_EXTRACTOR names; the rules that
 tell a damaged or encrypted file from a sound one are in search/pipeline/reader.py, and the
 one that tells a scan from a text document in search/pipeline/classify.py. Asked to, the
 child also finds the pages that need OCR, or reads them (search/pipeline/ocr.py): OCR
@@ -24,7 +24,7 @@ from search.pipeline.classify import (
 )
 from search.pipeline.errors import NoText
 from search.pipeline.page import OcrOrder, OnPages, Page
-from search.pipeline.pool import shared_pool
+from search.pipeline.sandbox.pool import shared_pool
 
 __all__ = [
     "Extracted",

@@ -1,7 +1,7 @@
 """Read scanned pages by OCR: which pages need it, their images, and Tesseract's text.
 
 Like the text readers this parses untrusted bytes (PDFium renders the page, Tesseract reads
-the image), so it runs only inside the sandboxed child (search/pipeline/sandbox.py), which
+the image), so it runs only inside the sandboxed child (search/pipeline/sandbox/process.py), which
 starts the engine before its walls go up and then asks `read_scans` for each document.
 
 Which pages (`needs_ocr`, the `auto` rule): a page is read by OCR when images cover at

@@ -30,7 +30,7 @@ UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
 @dataclass(frozen=True)
 class OcrOrder:
     """What the worker asks of OCR in one reading, sent with the request
-    (search/pipeline/sandbox.py; search/pipeline/ocr.py carries it out in the child).
+    (search/pipeline/sandbox/process.py; search/pipeline/ocr.py carries it out in the child).
 
     `mode`: "find" says which pages need OCR and reads none; "read" reads them. `force`:
     every page needs it, whatever its text layer. The limits: `dpi` to render at,

@@ -1,7 +1,7 @@
 """Read each page's text with pdfminer.six, and tell a damaged file from a sound one.
 
 This parses untrusted bytes and bounds neither time nor memory: the service runs it only
-inside the sandboxed child process (search/pipeline/sandbox.py). `read_pdf` is the entry
+inside the sandboxed child process (search/pipeline/sandbox/process.py). `read_pdf` is the entry
 point: it reads with the extractor `INGEST_EXTRACTOR` names, pdfminer.six (here) by default
 or PDFium (search/pipeline/reader_pdfium.py), which hands damaged and scant files back here.
 """

@@ -2,7 +2,7 @@
 
 The same contract as the pdfminer reader (search/pipeline/reader.py): one raw text per page,
 in page order, and the same errors for the same files. Like it, this parses untrusted bytes
-unbounded: it runs only inside the sandboxed child (search/pipeline/sandbox.py).
+unbounded: it runs only inside the sandboxed child (search/pipeline/sandbox/process.py).
 
 PDFium is many times faster, but it repairs damaged files silently and says nothing of what
 it skipped, so it cannot apply the pdfminer reader's damage rules. Those rules only decide

@@ -4,7 +4,7 @@ On the corpus files the manifest expects to succeed, one after the other in one 
 each extractor (INGEST_EXTRACTOR) reads every file in the sandbox twice over:
 
 - fresh: a child process started for each document (read_in_sandbox), start-up included;
-- warm: one child for all of them (search.pipeline.sandbox.Sandbox, as the worker's pool
+- warm: one child for all of them (search.pipeline.sandbox.process.Sandbox, as the worker's pool
   keeps them ready), started before the clock does: the reading plus one round trip each.
 
 Also counts each file's non-space characters (search.pipeline.classify.nonspace), to say
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from search.pipeline.classify import nonspace
 from search.pipeline.reader import EXTRACTORS
-from search.pipeline.sandbox import Sandbox, read_in_sandbox
+from search.pipeline.sandbox.process import Sandbox, read_in_sandbox
 from tests.bench.report import RESULTS, write_section
 from tests.factories import CORPUS, corpus_rows
 

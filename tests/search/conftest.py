@@ -4,7 +4,7 @@ from collections.abc import Iterator
 import pytest
 
 from search.embedding.ratelimit import search_limiter, shared_limiter
-from search.pipeline import sandbox
+from search.pipeline.sandbox import process
 from tests.fakes.openai_server import FakeOpenAI
 
 API_KEY = "test-key"
@@ -42,7 +42,7 @@ def patient_wall_clock(monkeypatch) -> None:
     On a machine busy with other work the child gets a fraction of a core, and the
     service's wall-clock bound (1.5 x the CPU budget) would end it first as a transient
     timeout: right for the service, but not what these tests are about."""
-    monkeypatch.setattr(sandbox, "WALL_CLOCK_FACTOR", 30.0)
+    monkeypatch.setattr(process, "WALL_CLOCK_FACTOR", 30.0)
 
 
 def children_cpu_seconds() -> float:

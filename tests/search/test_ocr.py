@@ -14,7 +14,7 @@ from search.ocr_checks import check_ocr_languages
 from search.pipeline.errors import TooComplex, TooManyPages
 from search.pipeline.ocr import needs_ocr, render
 from search.pipeline.page import OcrOrder
-from search.pipeline.sandbox import Sandbox
+from search.pipeline.sandbox.process import Sandbox
 from tests.factories import CORPUS, make_pdf, scanned_pdf, text_pdf
 from tests.search.scans import image_pages_pdf
 

@@ -20,7 +20,7 @@ from search.pipeline.errors import (
 )
 from search.pipeline.page import UNMAPPED_GLYPH, Page
 from search.pipeline.reader import EXTRACTOR_ENV, read_pdf
-from search.pipeline.sandbox import read_in_sandbox
+from search.pipeline.sandbox.process import read_in_sandbox
 from tests.factories import CORPUS, corpus_rows, make_pdf
 from tests.search.handmade import deflate_bomb, pdf_with_content
 from tests.search.test_corpus import ACCEPTED

@@ -87,7 +87,7 @@ def tesseract(
     """`pages` (scanned as `paths`) read in one sandboxed child started with `languages`.
     A page that ends the child (an error answer, a crash) is kept with no text and its
     error (`Run.failed`), and a new child reads the next page."""
-    from search.pipeline.sandbox import Sandbox
+    from search.pipeline.sandbox.process import Sandbox
 
     order = OcrOrder("read", force=True, dpi=dpi)
     run = Run("tesseract", variant, languages, [], 0.0)

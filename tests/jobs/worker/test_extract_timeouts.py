@@ -12,7 +12,7 @@ from documents.services.uploads import create_upload
 from jobs import services
 from jobs.models import Job
 from jobs.worker import processing
-from search.pipeline.sandbox import CHILD_MODULE
+from search.pipeline.sandbox.process import CHILD_MODULE
 from tests.factories import CORPUS
 
 GEOTOPO = CORPUS / "py-pdf__sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"

@@ -78,7 +78,7 @@ def test_only_a_dramatiq_session_leader_counts_as_the_workers_own():
 SANDBOX_PROGRAM = """
 import sys
 from pathlib import Path
-from search.pipeline.sandbox import Sandbox
+from search.pipeline.sandbox.process import Sandbox
 from tests.factories import make_pdf
 pdf = Path(sys.argv[1])
 pdf.write_bytes(make_pdf())

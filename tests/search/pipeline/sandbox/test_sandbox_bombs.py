@@ -13,11 +13,11 @@ from typing import IO, Any, cast
 
 import pytest
 
-from search.pipeline import sandbox
-from search.pipeline.confine import OPEN_FILES, WRITTEN_BYTES, make_undumpable
 from search.pipeline.errors import TooComplex
 from search.pipeline.extract import extract_document
-from search.pipeline.pool import Pool
+from search.pipeline.sandbox import process
+from search.pipeline.sandbox.confine import OPEN_FILES, WRITTEN_BYTES, make_undumpable
+from search.pipeline.sandbox.pool import Pool
 from tests.factories import make_pdf
 from tests.search.conftest import children_cpu_seconds
 from tests.search.handmade import deflate_bomb, pdf_of, pdf_with_content
@@ -92,11 +92,11 @@ def test_the_answer_survives_a_memory_error_and_the_child_reads_on(tmp_path):
     sound = write(tmp_path, make_pdf(pages=2, words_per_page=10), "sound.pdf")
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     child = subprocess.Popen(
-        [sys.executable, "-P", "-m", sandbox.CHILD_MODULE, "256", str(theirs.fileno())],
+        [sys.executable, "-P", "-m", process.CHILD_MODULE, "256", str(theirs.fileno())],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env=sandbox._child_environment("pdfminer", str(tmp_path)),
+        env=process._child_environment("pdfminer", str(tmp_path)),
         pass_fds=[theirs.fileno()],
     )
     theirs.close()
@@ -125,7 +125,7 @@ def receive(child: subprocess.Popen[bytes]) -> dict[str, Any]:
     """The child's next answer; the frames telling the pages read before it are skipped."""
     stdout = cast(IO[bytes], child.stdout)
     while True:
-        (size,) = sandbox.FRAME.unpack(stdout.read(sandbox.FRAME.size))
+        (size,) = process.FRAME.unpack(stdout.read(process.FRAME.size))
         answer = json.loads(stdout.read(size))
         if "progress" not in answer:
             return answer
@@ -155,7 +155,7 @@ def limit_line(limits: str, name: str) -> list[str]:
 
 
 CONFINED = """
-from search.pipeline.confine import confine_child
+from search.pipeline.sandbox.confine import confine_child
 confine_child(memory_mb=256, cpu_seconds=30)
 """
 
@@ -164,7 +164,7 @@ def run_confined(code: str) -> subprocess.CompletedProcess[str]:
     """`code` in a process confined as the reader confines itself, before any import."""
     return subprocess.run(
         [sys.executable, "-P", "-c", CONFINED + textwrap.dedent(code)],
-        env=sandbox._child_environment("pdfminer", tempfile.gettempdir()),
+        env=process._child_environment("pdfminer", tempfile.gettempdir()),
         capture_output=True,
         text=True,
         timeout=60,

@@ -1,6 +1,6 @@
 """What the extractor child can see and touch, tried from inside: a probe confines itself
 exactly as the reader does (confine.confine_child, then the reader's imports, then
-sandbox.put_up_walls) and attempts what code running in a hijacked PDF parser would:
+process.put_up_walls) and attempts what code running in a hijacked PDF parser would:
 read the secret key and another tenant's file, read a sibling's environment, ptrace or
 signal it, reach a local TCP service, append to application code, start a process. Each
 must be refused, as root (CI, containers) and as an ordinary user; its scratch directory
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from search.pipeline import landlock, sandbox
+from search.pipeline.sandbox import landlock, process
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or landlock.abi() == 0, reason="needs Linux with Landlock"
@@ -28,10 +28,10 @@ pytestmark = pytest.mark.skipif(
 NOBODY = 65534
 PROBE = """
 import ctypes, errno, json, os, signal, socket, sys
-from search.pipeline.confine import confine_child
+from search.pipeline.sandbox.confine import confine_child
 confine_child(memory_mb=512, cpu_seconds=60)
 from search.pipeline.reader import read_pdf  # what the child imports before its walls
-from search.pipeline.sandbox import put_up_walls
+from search.pipeline.sandbox.process import put_up_walls
 walls = put_up_walls()
 target = json.loads(sys.argv[1])
 outcomes = {}
@@ -86,7 +86,7 @@ def targets(tmp_path) -> Iterator[dict]:
     secret_key.chmod(0o600)
     other_pdf = data / "media" / "documents" / "7" / "v1.pdf"
     other_pdf.write_bytes(b"%PDF-1.4 another tenant's contract")
-    code = Path(sandbox.PROJECT_ROOT) / "search" / f"_probe_target_{os.getpid()}.py"
+    code = Path(process.PROJECT_ROOT) / "search" / f"_probe_target_{os.getpid()}.py"
     code.write_text("# a file of application code\n")
     service = socket.create_server(("127.0.0.1", 0))
     yield {
@@ -138,7 +138,7 @@ def test_the_child_is_refused_everything_but_its_own_work(targets, uid):
                 textwrap.dedent(PROBE),
                 json.dumps({**target, "sibling": sibling.pid}),
             ],
-            env=sandbox._child_environment("pdfminer", scratch),
+            env=process._child_environment("pdfminer", scratch),
             capture_output=True,
             text=True,
             timeout=120,
@@ -172,7 +172,7 @@ def test_the_child_is_refused_everything_but_its_own_work(targets, uid):
 
 
 def test_a_warm_reader_reads_one_owners_documents_only(tmp_path):
-    from search.pipeline.pool import Pool
+    from search.pipeline.sandbox.pool import Pool
     from tests.factories import make_pdf
 
     pdf = tmp_path / "a.pdf"

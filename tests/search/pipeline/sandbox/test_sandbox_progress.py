@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from search.pipeline import sandbox
 from search.pipeline.errors import TransientError
-from search.pipeline.pool import Pool
 from search.pipeline.reader import read_pdf
-from search.pipeline.sandbox import PROGRESS_SECONDS, Sandbox
+from search.pipeline.sandbox import process
+from search.pipeline.sandbox.pool import Pool
+from search.pipeline.sandbox.process import PROGRESS_SECONDS, Sandbox
 from tests.factories import make_pdf
 
 PAGES = 60
@@ -82,16 +82,16 @@ def test_what_the_listener_raises_stops_the_child_and_comes_back_to_the_caller(l
 )
 def test_a_progress_frame_that_is_not_two_sensible_counts_is_a_garbled_answer(progress):
     with pytest.raises(ValueError, match="a progress frame"):
-        sandbox._pages_read({"progress": progress}, max_pages=10)
+        process._pages_read({"progress": progress}, max_pages=10)
 
 
 def test_a_count_over_the_page_limit_is_garbled_too():
     with pytest.raises(ValueError, match="a progress frame"):
-        sandbox._pages_read({"progress": {"done": 0, "total": 11}}, max_pages=10)
+        process._pages_read({"progress": {"done": 0, "total": 11}}, max_pages=10)
 
 
 def test_a_garbled_frame_ends_the_reading_as_a_crash(long_pdf, monkeypatch):
-    monkeypatch.setattr(sandbox, "_pages_read", lambda payload, max_pages: int("garbled"))
+    monkeypatch.setattr(process, "_pages_read", lambda payload, max_pages: int("garbled"))
     reader = Sandbox(memory_mb=512)
     try:
         with pytest.raises(TransientError) as caught:

@@ -13,7 +13,7 @@ import pytest
 from search.pipeline.clean import clean_text
 from search.pipeline.errors import Corrupt, ExtractTimeout, TooComplex, TooManyPages, TransientError
 from search.pipeline.extract import extract_document
-from search.pipeline.sandbox import CHILD_MODULE, read_in_sandbox
+from search.pipeline.sandbox.process import CHILD_MODULE, read_in_sandbox
 from tests.factories import CORPUS, make_pdf
 from tests.search.conftest import children_cpu_seconds
 from tests.search.handmade import deflate_bomb, pdf_with_content

@@ -13,8 +13,8 @@ import psutil
 import pytest
 
 from search.pipeline.errors import Corrupt, ExtractTimeout, NotAPdf, TooComplex
-from search.pipeline.pool import Pool
-from search.pipeline.sandbox import PROJECT_ROOT
+from search.pipeline.sandbox.pool import Pool
+from search.pipeline.sandbox.process import PROJECT_ROOT
 from tests.factories import CORPUS, make_pdf
 
 GEOTOPO = CORPUS / "py-pdf__sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"
@@ -127,7 +127,7 @@ def test_threads_share_the_pool_without_waiting_or_mixing_answers(pool, tmp_path
 
 WORKER = """
 import sys, time
-from search.pipeline.pool import Pool
+from search.pipeline.sandbox.pool import Pool
 pool = Pool(size=2, recycle_after=50, memory_mb=256, extractor="pdfminer")
 pool.read(sys.argv[1], max_pages=200, timeout=60)
 print(" ".join(map(str, pool.idle_pids())), flush=True)

@@ -8,9 +8,9 @@ never the worker that asked. Both halves of the protocol live here:
   process is unsafe), sends it one request at a time (a JSON line on its stdin) and waits
   for the answer until the document's deadline. Past it, or when the child breaks, it kills
   the child's process group and the child itself, always reaps it, and turns how the child
-  ended into our errors. search/pipeline/pool.py keeps a few started, ready for the next
+  ended into our errors. search/pipeline/sandbox/pool.py keeps a few started, ready for the next
   document;
-- child: `main()` confines itself (search/pipeline/confine.py) before it imports the reader,
+- child: `main()` confines itself (search/pipeline/sandbox/confine.py) before it imports the reader,
   says it is ready, then answers each request with one length-prefixed JSON `Payload`, on a
   private copy of its stdout, until its stdin closes (the worker is done with it, or gone).
   While it reads, it tells how many pages it has read in small `progress` frames before the
@@ -38,20 +38,28 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 
 import psutil
 
-from search.pipeline import landlock
-from search.pipeline.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
-from search.pipeline.endings import Ending, Payload, failure, memory_detail, reading_or_error
 from search.pipeline.errors import ExtractTimeout, PermanentError, TooComplex, TransientError
 from search.pipeline.page import OcrOrder, OnPages, Reading
+from search.pipeline.sandbox import landlock
+from search.pipeline.sandbox.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
+from search.pipeline.sandbox.endings import (
+    Ending,
+    Payload,
+    failure,
+    memory_detail,
+    reading_or_error,
+)
 
 if TYPE_CHECKING:  # the engine is loaded in the child only
     from search.pipeline.ocr import Engine
 
 log = logging.getLogger(__name__)
 
+# What the child runs: the package, through its __main__.py, which calls main() below.
 CHILD_MODULE = "search.pipeline.sandbox"
-# The directory that holds the `search` package, for the child's imports.
-PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
+# The directory that holds the `search` package, for the child's imports (this file is
+# search/pipeline/sandbox/process.py).
+PROJECT_ROOT = str(Path(__file__).resolve().parents[3])
 # The child reads INGEST_EXTRACTOR (search/pipeline/reader.py) from its environment, and
 # the OCR engine's languages and files (search/pipeline/ocr.py).
 EXTRACTOR_ENV = "INGEST_EXTRACTOR"
@@ -409,7 +417,7 @@ def read_in_sandbox(
     extractor: str = "pdfminer",
 ) -> list[str]:
     """Each page's raw text, read in a child process started for this document alone (what
-    search/pipeline/pool.py does with a warm one). Raises as Sandbox.read, and OSError when
+    search/pipeline/sandbox/pool.py does with a warm one). Raises as Sandbox.read, and OSError when
     `path` cannot be found, before anything is started."""
     resolved = Path(path).resolve(strict=True)
     sandbox = Sandbox(memory_mb=memory_mb, extractor=extractor)
@@ -583,7 +591,3 @@ def _encode(payload: Payload, *, memory_mb: int) -> bytes:
 
 def _too_complex(detail: str) -> bytes:
     return json.dumps({"error": {"code": TooComplex.code, "detail": detail}}).encode()
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

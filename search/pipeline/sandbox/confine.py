@@ -1,6 +1,6 @@
 """The walls around the extractor child, and the one around the worker that starts it.
 
-The child (search/pipeline/sandbox.py) parses untrusted bytes. Before it imports any PDF
+The child (search/pipeline/sandbox/process.py) parses untrusted bytes. Before it imports any PDF
 library, `confine_child()` bounds what it can take (address space, CPU time, open files, the
 size of any file it writes) and what it can start: no process, no thread, no other program,
 so nothing can leave its process group and outlive the kill. RLIMIT_NPROC 0 says so for a

@@ -18,7 +18,7 @@ import ctypes
 import os
 from collections.abc import Iterable
 
-from search.pipeline.confine import _libc, _raise_errno
+from search.pipeline.sandbox.confine import _libc, _raise_errno
 
 # <asm-generic/unistd.h>: the same numbers on x86-64 and arm64.
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446

@@ -1,6 +1,6 @@
 """Warm sandboxes: extractor processes started ahead, each reading many documents in turn.
 
-Starting a child (search/pipeline/sandbox.py) costs about 0.15 s of CPU, Python and the
+Starting a child (search/pipeline/sandbox/process.py) costs about 0.15 s of CPU, Python and the
 reader's imports: more than reading a one-page PDF. A `Pool` keeps up to `size` started
 children in this process and lends one to each reading thread. A child is retired after
 `recycle_after` documents, and after anything but pages (an error answer, a timeout, a
@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 
 from search.pipeline.page import OcrOrder, OnPages, Reading
-from search.pipeline.sandbox import Sandbox
+from search.pipeline.sandbox.process import Sandbox
 
 
 class Pool:
