@@ -115,7 +115,7 @@ ocr: $(VENV)/.installed-base
 ## fixtures are built once). pytest runs last whatever the load tests say (its closing
 ## line is the suite's verdict); any of them failing fails the target.
 CLUSTER_SHORT := --users 20 --gap 5 --settle 10
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 3
 test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr pgbouncer
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 --direct-share 0.5 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m tests.bench.cluster $(CLUSTER_SHORT) $(LOADTEST_ARGS) || status=$$?; \

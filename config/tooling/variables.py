@@ -806,7 +806,7 @@ TOPICS = [
             ),
             "PYTEST_WORKERS": _declared(
                 "whole number",
-                2,
+                3,
                 "the Makefile",
                 "Parallel pytest processes of `make test`, each on private services of its "
                 "own (`0`: the suite in one process).",
