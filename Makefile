@@ -151,7 +151,8 @@ chaos: $(VENV)/.installed-dev ocr pgbouncer
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
 ## /metrics scrape over a million job rows, search, one account's hanging webhooks beside
-## another's uploads, what each job costs Postgres and Redis, and the connections two web
+## another's uploads, how well a reader keeps a document's structure (tests/bench/structure),
+## what each job costs Postgres and Redis, and the connections two web
 ## and two worker hosts hold with and without PgBouncer, and a 1 GiB file through the upload
 ## endpoint against a direct upload, and the service over years of data (the scale
 ## database of make scale-data, built first if it is not there) (docs/working/benchmarks.md).
@@ -164,6 +165,7 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench.websockets $(BENCH_WS_ARGS)
 	$(PY) -m tests.bench.scrape
 	$(PY) -m tests.bench.search
+	$(PY) -m tests.bench.structure
 	$(PY) -m tests.bench.webhook_fairness
 	$(PY) -m tests.bench.cost
 	$(PY) -m tests.bench.cluster.budget

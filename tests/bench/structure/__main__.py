@@ -1,0 +1,3 @@
+from tests.bench.structure.run import main
+
+main()
