@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value, Window
-from django.db.models.functions import Coalesce, RowNumber
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from documents.models import Document
 from documents.services.processing import adopt_embed_model
 from documents.services.queueing import queue_new_job
-from documents.upkeep.waves import DONE
+from documents.upkeep.waves import DONE, owners_in_turn
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 from jobs.services import record_embed_model
 
@@ -110,21 +110,8 @@ def survey(scope: Scope) -> Survey:
 
 
 def next_candidates(scope: Scope, *, limit: int, skip: set[uuid.UUID]) -> list[uuid.UUID]:
-    """Up to `limit` documents to queue next: each owner's oldest first, owners taking
-    turns, so one account's thousand documents do not hold the lane (jobs/fairness.py
-    would let them run only half its threads anyway)."""
-    if limit <= 0:
-        return []
-    documents = (
-        _out_of_date(scope)
-        .filter(_queueable())
-        .exclude(id__in=skip)
-        .annotate(
-            turn=Window(RowNumber(), partition_by=[F("owner_id")], order_by=F("created_at").asc())
-        )
-        .order_by("turn", "created_at", "id")
-    )
-    return list(documents.values_list("id", flat=True)[:limit])
+    """Up to `limit` documents to queue next, owners taking turns."""
+    return owners_in_turn(_out_of_date(scope).filter(_queueable()), limit=limit, skip=skip)
 
 
 def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:

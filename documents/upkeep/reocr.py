@@ -15,11 +15,10 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import F, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Q, QuerySet
 
 from documents.models import Document
-from documents.upkeep.waves import DONE
+from documents.upkeep.waves import DONE, owners_in_turn
 from jobs import failures
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 from jobs.services import retry_jobs
@@ -71,19 +70,8 @@ def survey(scope: Scope) -> Survey:
 
 
 def next_candidates(scope: Scope, *, limit: int, skip: set[uuid.UUID]) -> list[uuid.UUID]:
-    """Up to `limit` documents to retry next: each owner's oldest first, owners taking
-    turns, as manage.py reembed picks them."""
-    if limit <= 0:
-        return []
-    documents = (
-        _chosen(scope)
-        .exclude(id__in=skip)
-        .annotate(
-            turn=Window(RowNumber(), partition_by=[F("owner_id")], order_by=F("created_at").asc())
-        )
-        .order_by("turn", "created_at", "id")
-    )
-    return list(documents.values_list("id", flat=True)[:limit])
+    """Up to `limit` documents to retry next, owners taking turns."""
+    return owners_in_turn(_chosen(scope), limit=limit, skip=skip)
 
 
 def requeue(document_id: uuid.UUID, scope: Scope) -> uuid.UUID | None:

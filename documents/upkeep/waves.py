@@ -16,6 +16,11 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Protocol
 
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from documents.models import Document
+
 DONE = "done"  # an ending: the job succeeded as the run meant
 
 
@@ -61,6 +66,24 @@ class Kind(Protocol):
     def summary(self, ended: Counter[str]) -> list[str]:
         """Lines that follow the final counts: what the failures mean, and so on."""
         ...
+
+
+def owners_in_turn(
+    documents: QuerySet[Document], *, limit: int, skip: set[uuid.UUID]
+) -> list[uuid.UUID]:
+    """Up to `limit` of these documents, none of `skip`: each owner's oldest first, owners
+    taking turns, so one account's thousand documents do not hold the lane (jobs/fairness.py
+    would let them run only half its threads anyway)."""
+    if limit <= 0:
+        return []
+    turns = (
+        documents.exclude(id__in=skip)
+        .annotate(
+            turn=Window(RowNumber(), partition_by=[F("owner_id")], order_by=F("created_at").asc())
+        )
+        .order_by("turn", "created_at", "id")
+    )
+    return list(turns.values_list("id", flat=True)[:limit])
 
 
 class WrongSettings(Exception):
