@@ -70,11 +70,13 @@ def test_staff_watch_the_dashboard_follow_the_jobs_without_a_reload(
     embeddings.hold()  # good files stay `processing`, held by the worker, until released
     alice = browsing("alice")
     sign_in(alice, "alice", "/")
+    # The truncated file first: held, the two good ones fill alice's share of the worker's
+    # threads, and a file queued behind them would wait for the release.
     alice.locator("#files").set_input_files(
         [
+            pdf("truncated.pdf", truncated_pdf()),
             pdf("q3-report.pdf", make_pdf(pages=2, seed=1)),
             pdf("q4-report.pdf", make_pdf(pages=3, seed=2)),
-            pdf("truncated.pdf", truncated_pdf()),
         ]
     )
 

