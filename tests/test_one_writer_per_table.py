@@ -135,10 +135,11 @@ def by_its_name(name: str, models: dict[str, Model]) -> str | None:
 def instance_writes(tree: ast.Module, models: dict[str, Model]) -> list[tuple[str, int]]:
     """(model, line) for each save() or delete() of an instance whose model is told."""
     found = []
+    module_wide = instance_types(tree, models)  # class attributes, and names seen anywhere
     for scope in ast.walk(tree):
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        told = instance_types(tree, models) | instance_types(scope, models)
+        told = module_wide | instance_types(scope, models)
         for node in ast.walk(scope):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue
