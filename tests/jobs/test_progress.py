@@ -32,8 +32,10 @@ class Hold:
         self.calls: list[tuple[float, dict]] = []
 
     def __call__(self, *args: object, **kwargs: object) -> object:
-        result = self.wrapped(*args, **kwargs)
+        # Timed at the call, as the throttle times it: a write slowed by a busy machine
+        # must not shorten the gap to the next one.
         self.calls.append((time.monotonic(), kwargs))
+        result = self.wrapped(*args, **kwargs)
         if not self.reached.is_set() and self.when(*args, **kwargs):
             self.reached.set()
             assert self.released.wait(HOLD_SECONDS), "the test never released the worker"

@@ -90,8 +90,9 @@ def deliver(
     delivery_id: int, *, limits: client.Limits = client.LIMITS, schedule: Schedule | None = None
 ) -> client.Answer | None:
     """One attempt at a pending, due delivery, and its outcome recorded; None (nothing
-    done) when it is not pending, not due, held by another worker, or waits behind an
-    earlier event of the same document to the same URL."""
+    done) when it is not pending, not due (another worker claimed it), parked (its owner
+    has no free slot), or waits behind an earlier event of the same document to the same
+    URL."""
     claim = when_database_answers(lambda: _claim(delivery_id))
     if claim is None:
         return None
@@ -127,13 +128,18 @@ def redeliver(delivery_ids: Iterable[int]) -> list[int]:
 def _claim(delivery_id: int) -> Claim | None:
     now = timezone.now()
     with transaction.atomic():
+        # Waits for another claim of the same delivery rather than skipping it: that one
+        # may be parking it, and this message may be the wake-up sent when a slot came
+        # free meanwhile. Skipped, it would be lost, and the delivery parked for good.
+        # The wait is short: the row is only held by a claim or a record, never across
+        # the HTTP call.
         delivery = (
-            Delivery.objects.select_for_update(skip_locked=True, of=("self",))
+            Delivery.objects.select_for_update(of=("self",))
             .select_related("event", "endpoint")
             .filter(id=delivery_id, status=DeliveryStatus.PENDING)
             .first()
         )
-        if delivery is None:  # ended, or another worker holds it
+        if delivery is None:  # ended
             return None
         if delivery.next_attempt_at and delivery.next_attempt_at > now + timedelta(
             seconds=DUE_SLACK_SECONDS

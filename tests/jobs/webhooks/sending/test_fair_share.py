@@ -2,15 +2,19 @@
 worker and a real receiver: an owner whose receivers hang holds at most its share of the
 deliverer's threads, and another owner's event arrives meanwhile."""
 
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from jobs.webhooks.models import Delivery, DeliveryStatus, Endpoint
+from jobs.webhooks.network import client
 from jobs.webhooks.sending import delivery as deliveries
+from jobs.webhooks.sending import fair_share
 from jobs.webhooks.sending.delivery import Schedule
 from tests.conftest import eventually, running_worker
 from tests.fakes.webhook_receiver import Receiver, Reply, end_job
@@ -110,3 +114,51 @@ def test_a_410_from_one_owners_url_leaves_another_owners_deliveries_alone(
 
     [bobs] = Delivery.objects.filter(owner=bob)
     assert bobs.status == DeliveryStatus.PENDING
+
+
+def test_a_wake_up_arriving_while_another_claim_parks_the_delivery_is_not_lost(
+    alice, broker, receiver, monkeypatch
+):
+    """One claim finds the owner at the limit and parks the delivery; meanwhile a slot
+    comes free and its wake-up message claims the same delivery. The wake-up must wait
+    for the parking claim and then send it, not skip it as held: nothing else would."""
+    created = Endpoint.objects.create(owner=alice, url=receiver.url("/woken"))
+    receiver.secrets.append(created.secret)
+    end_job(alice)
+    [delivery] = Delivery.objects.all()
+    parking, release = threading.Event(), threading.Event()
+    real_has_slot = fair_share.has_slot
+
+    def full_for_the_first(owner_id, now):
+        if not parking.is_set():
+            parking.set()
+            assert release.wait(10)
+            return False  # at the limit when it looked
+        return real_has_slot(owner_id, now)
+
+    monkeypatch.setattr(fair_share, "has_slot", full_for_the_first)
+    answers: dict[str, object] = {}
+
+    def run(name: str) -> None:
+        try:
+            answers[name] = deliveries.deliver(delivery.id)
+        finally:
+            connection.close()
+
+    parker = threading.Thread(target=run, args=("parker",))
+    parker.start()
+    assert parking.wait(10)
+    waker = threading.Thread(target=run, args=("waker",))
+    waker.start()
+    time.sleep(0.3)  # the waker reaches the row the parker holds
+    release.set()
+    parker.join(10)
+    waker.join(10)
+
+    assert answers["parker"] is None
+    waker = answers["waker"]
+    assert isinstance(waker, client.Answer)
+    assert waker.ok
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts) == (DeliveryStatus.DELIVERED, 1)
+    assert len(receiver.accepted("/woken")) == 1
