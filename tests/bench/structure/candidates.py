@@ -29,3 +29,22 @@ CANDIDATES: dict[str, Reader] = {
     "flat (pdfminer, today)": flat("pdfminer"),
     "flat (PDFium)": flat("pdfium"),
 }
+
+
+def structured(pdf: bytes) -> list[Block]:
+    """Ours: search/pipeline/layout, on PDFium's character boxes."""
+    from search.pipeline.layout.document import read_structure
+
+    return [
+        Block(
+            block.kind,
+            block.text,
+            block.page,
+            block.level,
+            tuple(tuple(row) for row in block.rows()),
+        )
+        for block in read_structure(pdf, max_pages=1000)
+    ]
+
+
+CANDIDATES["structure (PDFium boxes, ours)"] = structured

@@ -19,6 +19,7 @@ from tests.bench.report import RESULTS, code_version, write_section
 from tests.bench.structure.candidates import CANDIDATES, Reader
 from tests.bench.structure.checks import KINDS, Scored, headings_f1, score
 from tests.bench.structure.corpus import Sample, generated
+from tests.bench.structure.real import held_out
 
 TARGETS = {"present": 0.95, "absent": 0.90, "order": 0.90, "table": 0.70, "heading": 0.85}
 PAGES_PER_SECOND = 20.0
@@ -97,19 +98,28 @@ def main() -> None:
     pages = sum(sample.pages for sample in samples)
     checks = sum(len(sample.checks) for sample in samples)
     results = [measure(name, read, samples) for name, read in CANDIDATES.items()]
+    real = held_out()
+    real_pages = sum(sample.pages for sample in real)
+    real_checks = sum(len(sample.checks) for sample in real)
+    held = [measure(name, read, real) for name, read in CANDIDATES.items()]
     text = "\n".join(
         [
-            f"{len(samples)} generated documents, {pages} pages, {checks} checks; "
+            f"Generated: {len(samples)} documents, {pages} pages, {checks} checks; "
             f"code {code_version()}.",
             "",
             *table(results),
+            "",
+            f"Held out (real documents, labelled by hand, never tuned on): {len(real)} "
+            f"documents, {real_pages} pages, {real_checks} checks.",
+            "",
+            *table(held),
         ]
     )
     print(text)
     if not args.no_write:
         write_section(RESULTS, "bench-structure", text + "\n", by="python -m tests.bench.structure")
     if args.misses:
-        for result in results:
+        for result in results + held:
             print(f"\n{result.name} missed:")
             print("\n".join(f"- {miss[:160]}" for miss in result.scored.misses))
     if args.json:

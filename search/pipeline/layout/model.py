@@ -1,0 +1,174 @@
+"""The document model: what a reading of a document's structure gives, page by page.
+
+Boxes are in PDF points, measured from the top-left corner of the page as it is shown
+(its crop box, turned by its rotation), x to the right and y down: what a viewer needs
+to draw a highlight. A leaf: it imports no PDF library, so the worker reads it too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The kinds of block. Furniture is kept in the model, and left out of chunks and search.
+TITLE, HEADING, PARAGRAPH, LIST_ITEM = "title", "heading", "paragraph", "list_item"
+TABLE, CAPTION, FOOTNOTE, FIGURE = "table", "caption", "footnote", "figure"
+PAGE_HEADER, PAGE_FOOTER, PAGE_NUMBER = "page_header", "page_footer", "page_number"
+LINE_NUMBER, MARK = "line_number", "mark"
+FURNITURE = frozenset({PAGE_HEADER, PAGE_FOOTER, PAGE_NUMBER, LINE_NUMBER, MARK})
+KINDS = (
+    TITLE,
+    HEADING,
+    PARAGRAPH,
+    LIST_ITEM,
+    TABLE,
+    CAPTION,
+    FOOTNOTE,
+    FIGURE,
+    PAGE_HEADER,
+    PAGE_FOOTER,
+    PAGE_NUMBER,
+    LINE_NUMBER,
+    MARK,
+)
+
+
+@dataclass(frozen=True)
+class Box:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+    def union(self, other: Box) -> Box:
+        return Box(
+            min(self.x0, other.x0),
+            min(self.y0, other.y0),
+            max(self.x1, other.x1),
+            max(self.y1, other.y1),
+        )
+
+    def contains_point(self, x: float, y: float, slack: float = 0.0) -> bool:
+        return self.x0 - slack <= x <= self.x1 + slack and self.y0 - slack <= y <= self.y1 + slack
+
+    def rounded(self) -> list[float]:
+        return [round(self.x0, 1), round(self.y0, 1), round(self.x1, 1), round(self.y1, 1)]
+
+    @staticmethod
+    def around(boxes: list[Box]) -> Box:
+        return Box(
+            min(b.x0 for b in boxes),
+            min(b.y0 for b in boxes),
+            max(b.x1 for b in boxes),
+            max(b.y1 for b in boxes),
+        )
+
+
+@dataclass(frozen=True)
+class Cell:
+    row: int
+    column: int
+    text: str
+    box: Box | None = None
+    rows: int = 1  # spans
+    columns: int = 1
+    header: bool = False
+
+    def as_dict(self) -> dict:
+        found = {"row": self.row, "column": self.column, "text": self.text}
+        if self.rows != 1:
+            found["rows"] = self.rows
+        if self.columns != 1:
+            found["columns"] = self.columns
+        if self.header:
+            found["header"] = True
+        if self.box is not None:
+            found["box"] = self.box.rounded()
+        return found
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Cell:
+        box = data.get("box")
+        return cls(
+            row=data["row"],
+            column=data["column"],
+            text=data["text"],
+            box=Box(*box) if box else None,
+            rows=data.get("rows", 1),
+            columns=data.get("columns", 1),
+            header=data.get("header", False),
+        )
+
+
+@dataclass
+class Block:
+    """One block on one page. `parts`: for a block continued from another page or column
+    (a paragraph, a table), the boxes of its other pieces, each with its page."""
+
+    kind: str
+    text: str
+    page: int  # 1-based, where it starts
+    box: Box
+    level: int = 0  # a heading's: 1 for a top section; a title is 0
+    cells: list[Cell] = field(default_factory=list)
+    source: str = "text"  # "ocr": read from the page's image
+    confidence: float | None = None
+    parts: list[tuple[int, Box]] = field(default_factory=list)
+
+    @property
+    def furniture(self) -> bool:
+        return self.kind in FURNITURE
+
+    def rows(self) -> list[list[str]]:
+        """A table's cell texts, row by row (a spanned cell's text in its first slot)."""
+        if not self.cells:
+            return []
+        width = max(cell.column + cell.columns for cell in self.cells)
+        height = max(cell.row + cell.rows for cell in self.cells)
+        grid = [[""] * width for _ in range(height)]
+        for cell in self.cells:
+            grid[cell.row][cell.column] = cell.text
+        return grid
+
+    def as_dict(self) -> dict:
+        found: dict = {"kind": self.kind, "text": self.text, "page": self.page}
+        found["box"] = self.box.rounded()
+        if self.kind in (TITLE, HEADING):
+            found["level"] = self.level
+        if self.cells:
+            found["cells"] = [cell.as_dict() for cell in self.cells]
+        found["source"] = self.source
+        if self.confidence is not None:
+            found["confidence"] = round(self.confidence, 3)
+        if self.parts:
+            found["parts"] = [[page, box.rounded()] for page, box in self.parts]
+        return found
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Block:
+        return cls(
+            kind=data["kind"],
+            text=data["text"],
+            page=data["page"],
+            box=Box(*data["box"]),
+            level=data.get("level", 0),
+            cells=[Cell.from_dict(cell) for cell in data.get("cells", [])],
+            source=data.get("source", "text"),
+            confidence=data.get("confidence"),
+            parts=[(page, Box(*box)) for page, box in data.get("parts", [])],
+        )
