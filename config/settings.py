@@ -594,6 +594,9 @@ INGEST_EXTRACT_POOL_RECYCLE_AFTER = env_int("INGEST_EXTRACT_POOL_RECYCLE_AFTER",
 # What reads a PDF's text: pdfminer.six, or PDFium (faster; search/pipeline/reader_pdfium.py).
 # The worker hands it to the sandboxed child (which loads no settings) in its environment.
 INGEST_EXTRACTOR = env_choice("INGEST_EXTRACTOR", "pdfminer", {"pdfminer", "pdfium"})
+# Each version's structure (search/pipeline/layout: blocks in reading order, with their
+# kinds, pages and boxes), read through PDFium; chunks follow it (search/pipeline/structured.py).
+INGEST_STRUCTURE = env_choice("INGEST_STRUCTURE", "on", {"on", "off"})
 # OCR (search/pipeline/ocr.py): which pages, in which languages, within which limits. A
 # document with pages to read by OCR goes on to the `ocr` lane and its own workers.
 INGEST_OCR = env_choice("INGEST_OCR", "auto", {"auto", "force", "off"})

@@ -534,6 +534,11 @@ TOPICS = [
                 "What reads a PDF's text: pdfminer.six, or PDFium (several times faster, the "
                 "same pages and error codes)."
             ),
+            "INGEST_STRUCTURE": _m(
+                "`on`: each version's structure is read (blocks in reading order, with kinds, "
+                "pages and boxes; furniture told apart) and its chunks follow it. `off`: "
+                "pages as flat text, chunks cut inside each page."
+            ),
             "INGEST_MAX_PAGES": _m(
                 "Pages a document may have; more fails with `too_many_pages`.", "pages"
             ),

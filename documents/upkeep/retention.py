@@ -30,7 +30,7 @@ from documents.models import Document, RetentionMark
 from documents.services.deletion import release_stored_bytes
 from jobs import services as job_services
 from jobs.models import Job, JobStatus
-from search.pipeline.store import delete_chunks_of_versions
+from search.pipeline.store import delete_chunks_of_versions, delete_structure_of_versions
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +130,11 @@ def _versions(cutoff: datetime) -> tuple[int, dict[str, int]]:
 
 
 def _forget_versions(rows: list[tuple]) -> tuple[int, int]:
-    """Delete these jobs and their versions' chunks; their files after the commit, unless
-    another job or a document still names one. (chunks, files)."""
-    deleted_chunks = delete_chunks_of_versions({(row[1], row[2]) for row in rows})
+    """Delete these jobs and their versions' chunks and structure; their files after the
+    commit, unless another job or a document still names one. (chunks, files)."""
+    versions = {(row[1], row[2]) for row in rows}
+    deleted_chunks = delete_chunks_of_versions(versions)
+    delete_structure_of_versions(versions)
     job_services.delete_ended_jobs(job_ids=[row[0] for row in rows])
     keys = {key: document for _, document, _, key in rows if key}
     named = set(

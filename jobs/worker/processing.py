@@ -19,12 +19,13 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import IO, TypeVar
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, InterfaceError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from config.common import metrics
@@ -43,12 +44,23 @@ from search.embedding.signature import current_signature
 from search.pipeline.clean import clean_text
 from search.pipeline.errors import ExtractTimeout, PermanentError, RateLimited, TransientError
 from search.pipeline.extract import Page, pages_to_index, read_document
+from search.pipeline.layout.model import Structure
 from search.pipeline.page import OcrOrder
 from search.pipeline.split import Piece, split_pages
-from search.pipeline.store import delete_chunks_of_version, delete_stale_chunks, upsert_chunks
+from search.pipeline.store import (
+    delete_chunks_of_version,
+    delete_stale_chunks,
+    delete_stale_structure,
+    delete_structure_of_version,
+    upsert_chunks,
+    upsert_structure,
+)
+from search.pipeline.structured import split_structure
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# What a database that went away raises: an error from the server, or a connection closed.
+DatabaseErrors = (DatabaseError, InterfaceError)
 
 
 class LostJob(Exception):
@@ -159,12 +171,14 @@ def _embed(texts: list[str], lease: LeaseKeeper) -> list[list[float]]:
 
 
 def _process(job: Job, lease: LeaseKeeper) -> None:
-    pages = _extract(job, lease)
+    pages, structure = _extract(job, lease)
     _check(job, lease)
-    pieces = list(
-        split_pages(pages, size=settings.INGEST_CHUNK_SIZE, overlap=settings.INGEST_CHUNK_OVERLAP)
-    )
-    _store(job, pieces, lease, pages=len(pages))
+    size, overlap = settings.INGEST_CHUNK_SIZE, settings.INGEST_CHUNK_OVERLAP
+    if structure is not None:
+        pieces = split_structure(structure, size=size, overlap=overlap)
+    else:
+        pieces = list(split_pages(pages, size=size, overlap=overlap))
+    _store(job, pieces, lease, pages=len(pages), structure=structure)
 
 
 # The pages read are written to the job at most this often while the reader goes (each a
@@ -191,8 +205,9 @@ class _PagesRead:
         self.written = now
         try:
             held = services.record_pages(job=self.job, done=done, total=total, stage=self.stage)
-        except DatabaseError:
+        except DatabaseErrors:
             log.info("job %s: could not record the pages read", self.job.id, exc_info=True)
+            connection.close()  # it may have died with the server: the next write opens anew
             return
         if not held:
             raise LostJob
@@ -252,15 +267,17 @@ def ocr_order(lane: str) -> OcrOrder | None:
     )
 
 
-def _extract(job: Job, lease: LeaseKeeper) -> list[Page]:
+def _extract(job: Job, lease: LeaseKeeper) -> tuple[list[Page], Structure | None]:
     """Pages of cleaned text, read in a sandboxed child process (time and memory bound),
-    by OCR where they need it in the OCR lane. Raises _NeedsOcr when the job should go on
-    to that lane, the pipeline's permanent errors (NoText for a document with no text
+    by OCR where they need it in the OCR lane; with INGEST_STRUCTURE on, the document's
+    structure (None when PDFium did not read it). Raises _NeedsOcr when the job should go
+    on to that lane, the pipeline's permanent errors (NoText for a document with no text
     anywhere) or Timeout."""
     order = ocr_order(job.lane)
     reading = order is not None and order.mode == "read"
     with _local_file(job.storage_key, lease) as path:
-        if mismatch := documents().check_sha256(document_id=job.document_id, path=path):
+        check = partial(documents().check_sha256, document_id=job.document_id, path=path)
+        if mismatch := when_database_answers(check):
             raise PermanentError(mismatch, code="checksum_mismatch")
         extracted = read_document(
             path,
@@ -275,6 +292,7 @@ def _extract(job: Job, lease: LeaseKeeper) -> list[Page]:
             on_pages=_PagesRead(job),
             ocr=order,
             on_scans=_PagesRead(job, Stage.OCR),
+            structure=settings.INGEST_STRUCTURE == "on",
         )
     if order is not None and not reading and extracted.scans:
         raise _NeedsOcr(len(extracted.scans))
@@ -290,7 +308,7 @@ def _extract(job: Job, lease: LeaseKeeper) -> list[Page]:
         version=job.version,
         pages=len(pages),
     )
-    return pages
+    return pages, extracted.structure
 
 
 def _batches(pieces: list[Piece], size: int) -> Iterator[list[Piece]]:
@@ -299,13 +317,19 @@ def _batches(pieces: list[Piece], size: int) -> Iterator[list[Piece]]:
         yield batch
 
 
-def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper, *, pages: int) -> None:
+def _store(
+    job: Job,
+    pieces: list[Piece],
+    lease: LeaseKeeper,
+    *,
+    pages: int,
+    structure: Structure | None,
+) -> None:
     total = len(pieces)
     done = 0
     # The file is read (`pages` of `pages`) and split: the owner sees the chunks' count
-    # now, not after the first batch.
-    if not _write(services.record_progress, job=job, done=done, total=total, pages=pages):
-        raise LostJob
+    # now, not after the first batch; the structure is written with it.
+    _write(_store_structure, job=job, total=total, pages=pages, structure=structure)
     for batch in _batches(pieces, settings.INGEST_EMBED_BATCH):
         vectors = _embed([piece.text for piece in batch], lease)
         _check(job, lease)
@@ -313,7 +337,16 @@ def _store(job: Job, pieces: list[Piece], lease: LeaseKeeper, *, pages: int) -> 
             _store_batch, job=job, batch=batch, vectors=vectors, done=done, total=total, pages=pages
         )
         done += len(batch)
-    _write(_complete, job=job, total=total)
+    _write(_complete, job=job, total=total, structure=structure)
+
+
+def _store_structure(*, job: Job, total: int, pages: int, structure: Structure | None) -> None:
+    """The version's pages and blocks, fenced as a batch of chunks is (_store_batch)."""
+    with transaction.atomic():
+        if not services.record_progress(job=job, done=0, total=total, pages=pages):
+            raise LostJob
+        if structure is not None:
+            upsert_structure(document_id=job.document_id, version=job.version, structure=structure)
 
 
 def _store_batch(
@@ -335,7 +368,7 @@ def _store_batch(
         )
 
 
-def _complete(*, job: Job, total: int) -> None:
+def _complete(*, job: Job, total: int, structure: Structure | None) -> None:
     """The attempt's success and the version's chunks made visible, in one transaction."""
     with transaction.atomic():
         ready = documents().lock_for_completion(document_id=job.document_id)
@@ -348,8 +381,15 @@ def _complete(*, job: Job, total: int) -> None:
             raise LostJob
         if outcome == services.Outcome.SUPERSEDED:
             delete_chunks_of_version(document_id=job.document_id, version=job.version)
+            delete_structure_of_version(document_id=job.document_id, version=job.version)
             return
         documents().make_ready(
             document_id=job.document_id, version=job.version, embed_model=signature
         )
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)
+        delete_stale_structure(
+            document_id=job.document_id,
+            version=job.version,
+            pages=len(structure.pages) if structure else 0,
+            blocks=len(structure.blocks) if structure else 0,
+        )

@@ -50,3 +50,10 @@ def classify_text(pages: Sequence[Page], *, detail: str = NO_TEXT_DETAIL) -> Non
         raise NoText(detail)
     if is_scant(texts) and any(nonspace(text) == 0 for text in texts):
         raise NoText(detail)
+
+
+def takes_ocr(layer: str, read: str, *, force: bool) -> bool:
+    """Whether a page OCR read takes what OCR read (`read`) rather than its text layer
+    (`layer`): when OCR found more, or (`force`) anything."""
+    found = nonspace(read)
+    return found > 0 and (force or found > nonspace(layer))

@@ -20,9 +20,10 @@ from search.pipeline.classify import (
     OCR_FOUND_NOTHING,
     classify_text,
     has_text,
-    nonspace,
+    takes_ocr,
 )
 from search.pipeline.errors import NoText
+from search.pipeline.layout.model import Structure
 from search.pipeline.page import OcrOrder, OnPages, Page
 from search.pipeline.sandbox.pool import shared_pool
 
@@ -37,11 +38,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Extracted:
-    """Each page's raw text (from OCR where it was read and found more), and the page
-    numbers (1-based) that need OCR, whether or not it was read."""
+    """Each page's raw text (from OCR where it was read and found more), the page
+    numbers (1-based) that need OCR, whether or not it was read, and the document's
+    structure when it was asked for and read (a page that took OCR's text, from the words
+    OCR read)."""
 
     pages: list[Page]
     scans: list[int]
+    structure: Structure | None = None
 
 
 def extract_document(
@@ -88,6 +92,7 @@ def read_document(
     on_pages: OnPages | None = None,
     ocr: OcrOrder | None = None,
     on_scans: OnPages | None = None,
+    structure: bool = False,
 ) -> Extracted:
     """As extract_document, and with `ocr`: the pages that need OCR ("find"), or those
     pages read by OCR ("read", by a child of the OCR pool: INGEST_OCR_LANGUAGES,
@@ -115,15 +120,16 @@ def read_document(
         on_pages=on_pages,
         ocr=ocr,
         on_scans=on_scans,
+        structure=structure,
     )
     pages = []
     for index, text in enumerate(reading.texts):
         page = Page(index + 1, text)
         scanned = reading.scanned.get(index)
-        if scanned is not None and _takes_ocr(text, scanned.text, force=bool(ocr and ocr.force)):
+        if scanned is not None and takes_ocr(text, scanned.text, force=bool(ocr and ocr.force)):
             page = Page(index + 1, scanned.text, source="ocr", confidence=scanned.confidence)
         pages.append(page)
-    return Extracted(pages, [index + 1 for index in reading.scans])
+    return Extracted(pages, [index + 1 for index in reading.scans], reading.structure)
 
 
 def pages_to_index(extracted: Extracted, ocr: OcrOrder | None) -> list[Page]:
@@ -142,9 +148,3 @@ def pages_to_index(extracted: Extracted, ocr: OcrOrder | None) -> list[Page]:
         return pages
     classify_text(pages, detail=NO_TEXT_DETAIL if ocr is None else NO_IMAGES_DETAIL)
     return pages
-
-
-def _takes_ocr(layer: str, read: str, *, force: bool) -> bool:
-    """Whether a page OCR read takes what OCR read rather than its text layer."""
-    found = nonspace(read)
-    return found > 0 and (force or found > nonspace(layer))

@@ -26,6 +26,8 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from search.pipeline.classify import nonspace
 from search.pipeline.errors import TooComplex, TooManyPages
+from search.pipeline.layout.glyphs import SPAN_GAP
+from search.pipeline.layout.model import Box, Ink, Span
 from search.pipeline.page import OcrOrder, OnPages, Scanned
 from search.pipeline.reopened import Reopened
 
@@ -43,6 +45,8 @@ SPARSE_BELOW = 0.90
 SPARSE_AT_LEAST = 0.6
 SPARSE_MARGIN = 0.02
 SHRINK_FOR_ROUNDING = 0.998
+# A line's box is about this many times its letters' size (ascenders and descenders).
+OCR_LINE_HEIGHT = 1.2
 
 # The child's environment (sandbox._child_environment): the languages to start the engine
 # with ("" for a child that does no OCR) and where Tesseract's language files are.
@@ -153,26 +157,81 @@ class Engine:
     def read(self, image: Any) -> Scanned:
         """The text of `image` (a greyscale PIL image at the dpi its `info` gives, as
         `render` makes it) and the engine's mean confidence, read straight and without its
-        rules (search/pipeline/page_image.py)."""
+        rules (search/pipeline/page_image.py); with the words read, as the page's ink."""
         dpi = image.info["dpi"][0]
         image, rules = self._page_image.without_rules(self._page_image.straightened(image), dpi)
-        reading = self._reading(image, self._psm.AUTO)
+        reading = self._reading(image, self._psm.AUTO, dpi)
         if rules >= SPARSE_RULES and reading.confidence < SPARSE_BELOW:
-            sparse = self._reading(image, self._psm.SPARSE_TEXT)
+            sparse = self._reading(image, self._psm.SPARSE_TEXT, dpi)
             if sparse.confidence >= max(SPARSE_AT_LEAST, reading.confidence + SPARSE_MARGIN):
                 reading = sparse
         return reading
 
-    def _reading(self, image: Any, mode: int) -> Scanned:
+    def _reading(self, image: Any, mode: int, dpi: float) -> Scanned:
         self._api.SetPageSegMode(mode)
         self._api.SetImage(image)
         try:
             self._api.Recognize()
             text = self._api.GetUTF8Text() or ""
             confidence = max(0, self._api.MeanTextConf()) / 100
+            lines = self._lines()
         finally:
             self._api.Clear()
-        return Scanned(text=text, confidence=confidence if nonspace(text) else 0.0)
+        confidence = confidence if nonspace(text) else 0.0
+        points = POINTS_PER_INCH / dpi
+        ink = ocr_ink(lines, image.width * points, image.height * points, points, confidence)
+        return Scanned(text=text, confidence=confidence, ink=ink)
+
+    def _lines(self) -> list[list[tuple[str, tuple[int, int, int, int]]]]:
+        """The words read, line by line, each with its box in pixels."""
+        import tesserocr
+
+        level, line_level = tesserocr.RIL.WORD, tesserocr.RIL.TEXTLINE
+        lines: list[list[tuple[str, tuple[int, int, int, int]]]] = []
+        iterator = self._api.GetIterator()
+        if iterator is None:
+            return lines
+        for word in tesserocr.iterate_level(iterator, level):
+            try:  # an element with no text raises, where one would expect ""
+                text = (word.GetUTF8Text(level) or "").strip()
+            except RuntimeError:
+                continue
+            box = word.BoundingBox(level)
+            if not text or box is None:
+                continue
+            if not lines or word.IsAtBeginningOf(line_level):
+                lines.append([])
+            lines[-1].append((text, box))
+        return lines
+
+
+def ocr_ink(
+    lines: list[list[tuple[str, tuple[int, int, int, int]]]],
+    width: float,
+    height: float,
+    points: float,
+    confidence: float,
+) -> Ink:
+    """A page's ink from the words OCR read (boxes in pixels, `points` to a pixel): each
+    line's words into spans, split where a gap is wider than glyphs.SPAN_GAP times the
+    line's size (its height, less the room above and below letters)."""
+    ink = Ink(width, height, source="ocr", confidence=confidence)
+    for line in lines:
+        boxes = [
+            Box(x0 * points, y0 * points, x1 * points, y1 * points) for _, (x0, y0, x1, y1) in line
+        ]
+        size = max(box.height for box in boxes) / OCR_LINE_HEIGHT
+        words: list[str] = []
+        span_box: Box | None = None
+        for (text, _), box in zip(line, boxes, strict=True):
+            if span_box is not None and box.x0 - span_box.x1 > SPAN_GAP * size:
+                ink.spans.append(Span(" ".join(words), span_box, size))
+                words, span_box = [], None
+            words.append(text)
+            span_box = box if span_box is None else span_box.union(box)
+        if span_box is not None:
+            ink.spans.append(Span(" ".join(words), span_box, size))
+    return ink
 
 
 def start_engine() -> Engine | None:

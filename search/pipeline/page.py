@@ -8,6 +8,10 @@ worker all use these, and it imports none of them (so no PDF library either).
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from search.pipeline.layout.model import Ink, Structure
 
 
 @dataclass(frozen=True)
@@ -69,18 +73,21 @@ class OcrOrder:
 
 @dataclass(frozen=True)
 class Scanned:
-    """One page read by OCR: its text and the engine's mean confidence (0 to 1)."""
+    """One page read by OCR: its text and the engine's mean confidence (0 to 1); in the
+    child, the words it read with their boxes, as the page's ink (never sent)."""
 
     text: str
     confidence: float
+    ink: "Ink | None" = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
 class Reading:
     """What one reading of a file found: each page's raw text from its text layer, the
-    0-based indexes of the pages that need OCR (`scans`), and what OCR read on those it
-    was asked to read (`scanned`, by index)."""
+    0-based indexes of the pages that need OCR (`scans`), what OCR read on those it was
+    asked to read (`scanned`, by index), and the document's structure."""
 
     texts: list[str]
     scans: list[int] = field(default_factory=list)
     scanned: dict[int, Scanned] = field(default_factory=dict)
+    structure: "Structure | None" = None  # when asked for, and PDFium read the file

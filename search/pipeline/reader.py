@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from io import StringIO
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pdfminer.converter import TextConverter
 from pdfminer.layout import LAParams
@@ -29,6 +29,9 @@ from pdfminer.psexceptions import PSException
 from search.pipeline.classify import is_scant, nonspace
 from search.pipeline.errors import Corrupt, Encrypted, NotAPdf, TooManyPages
 from search.pipeline.page import OnPages
+
+if TYPE_CHECKING:
+    from search.pipeline.layout.model import Ink
 
 # Readers accept the header anywhere in the first kilobyte. A file that says "%PDF" there
 # but not "%PDF-1.x" was meant to be a PDF and is damaged, not some other kind of file.
@@ -95,6 +98,31 @@ def read_pdf(
             f"{EXTRACTOR_ENV} must be one of {', '.join(EXTRACTORS)}, got {extractor!r}"
         )
     return read_with_pdfminer(fp, max_pages=max_pages, on_pages=on_pages)
+
+
+def read_pdf_with_ink(
+    fp: BinaryIO,
+    *,
+    max_pages: int,
+    extractor: str | None = None,
+    on_pages: OnPages | None = None,
+) -> tuple[list[str], "list[Ink] | None"]:
+    """As read_pdf, and each page's ink through PDFium (search/pipeline/layout/glyphs.py:
+    its spans of text with their boxes, rules and images), for the document's structure:
+    in the same pass when PDFium is the extractor, after pdfminer's otherwise. None when
+    PDFium would not read the file (reader_pdfium.read_with_pdfium says when), or its
+    text is scant."""
+    from search.pipeline import reader_pdfium
+
+    extractor = extractor or os.environ.get(EXTRACTOR_ENV, "").strip() or "pdfminer"
+    if extractor == "pdfium":
+        check_header(fp)
+        return reader_pdfium.read_with_ink(
+            fp, max_pages=max_pages, pdfminer=read_with_pdfminer, on_pages=on_pages
+        )
+    texts = read_pdf(fp, max_pages=max_pages, extractor=extractor, on_pages=on_pages)
+    fp.seek(0)
+    return texts, reader_pdfium.inks_of(fp, max_pages=max_pages, texts=texts)
 
 
 def check_header(fp: BinaryIO) -> None:

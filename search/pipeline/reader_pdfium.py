@@ -24,6 +24,8 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from search.pipeline.classify import is_scant
 from search.pipeline.errors import TooManyPages
+from search.pipeline.layout.glyphs import read_ink
+from search.pipeline.layout.model import Ink
 from search.pipeline.page import OnPages
 from search.pipeline.reopened import Reopened
 
@@ -66,46 +68,81 @@ def read_with_pdfium(
     `pdfminer` says of a file PDFium cannot open or whose text is scant. `on_pages` hears
     of the pages read (page.OnPages); a file handed to `pdfminer` is counted again from 0.
     """
-    texts = [] if _inflates_too_far(fp) else _texts(fp, max_pages, on_pages)
+    texts, _ = _read(fp, max_pages, on_pages, inks=False)
     if not texts or is_scant(texts):
         fp.seek(0)
         return pdfminer(fp, max_pages=max_pages, on_pages=on_pages)
     return texts
 
 
-def _texts(fp: BinaryIO, max_pages: int, on_pages: OnPages | None = None) -> list[str]:
-    """Each page's text, or [] when PDFium cannot open the file or one of its pages, or a
-    page's forms nest too deep. PDFium reads the file as it needs it, never all at once."""
+def read_with_ink(
+    fp: BinaryIO,
+    *,
+    max_pages: int,
+    pdfminer: Callable[..., list[str]],
+    on_pages: OnPages | None = None,
+) -> tuple[list[str], list[Ink] | None]:
+    """As read_with_pdfium, and each page's ink (search/pipeline/layout/glyphs.py) read
+    in the same pass: None for a file handed to `pdfminer`."""
+    texts, inks = _read(fp, max_pages, on_pages, inks=True)
+    if not texts or is_scant(texts):
+        fp.seek(0)
+        return pdfminer(fp, max_pages=max_pages, on_pages=on_pages), None
+    return texts, inks
+
+
+def inks_of(fp: BinaryIO, *, max_pages: int, texts: list[str]) -> list[Ink] | None:
+    """Each page's ink of a file another reader has read (`texts`, its pages): None
+    where PDFium would not read it (see read_with_pdfium), or its text is scant."""
+    if is_scant(texts):
+        return None
+    read, inks = _read(fp, max_pages, None, inks=True)
+    return inks if read and len(read) == len(texts) else None
+
+
+def _read(
+    fp: BinaryIO, max_pages: int, on_pages: OnPages | None, *, inks: bool
+) -> tuple[list[str], list[Ink]]:
+    """Each page's text and, with `inks`, its ink; ([], []) when PDFium should not or
+    cannot read the file (its streams inflate too far, it cannot open it or a page, or a
+    page's forms nest too deep)."""
+    if _inflates_too_far(fp):
+        return [], []
     fp.seek(0)
     try:
         pdf = Reopened(fp)
     except pypdfium2.PdfiumError:
-        return []
+        return [], []
     try:
         count = len(pdf)
         if count > max_pages:
             raise TooManyPages(f"The PDF has {count} pages; the limit is {max_pages}.")
-        texts = []
+        texts: list[str] = []
+        read: list[Ink] = []
         for index in range(count):
             if on_pages is not None:
                 on_pages(index, count)
-            texts.append(_page_text(pdf, index))
+            text, ink = _page(pdf, index, inks=inks)
+            texts.append(text)
+            if ink is not None:
+                read.append(ink)
         if on_pages is not None:
             on_pages(count, count)
-        return texts
+        return texts, read
     except (pypdfium2.PdfiumError, _Damaged):
-        return []
+        return [], []
     finally:
         pdf.close()
 
 
-def _page_text(pdf: Any, index: int) -> str:
+def _page(pdf: Any, index: int, *, inks: bool) -> tuple[str, Ink | None]:
     page = pdf[index]
     try:
         _check_forms(page.raw)
         textpage = page.get_textpage()
         try:
-            return _text(textpage).replace("\r\n", "\n")
+            text = _text(textpage).replace("\r\n", "\n")
+            return text, read_ink(page, textpage) if inks else None
         finally:
             textpage.close()
     finally:

@@ -1,4 +1,5 @@
-"""Split page texts into overlapping chunks that never cross a page boundary."""
+"""Split page texts into overlapping chunks that never cross a page boundary: the chunks of
+a document read without its structure (search/pipeline/structured.py cuts the others)."""
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -13,6 +14,9 @@ class Piece:
     text: str
     source: str = "text"  # where its page's text came from: "text" (its layer) or "ocr"
     confidence: float | None = None  # the OCR engine's mean confidence on that page
+    section: str = ""  # its heading path, "Results > Costs"
+    page_end: int | None = None  # the last page it runs onto, when past `page`
+    boxes: tuple[tuple[int, float, float, float, float], ...] = ()  # (page, x0, y0, x1, y1)
 
 
 def split_pages(pages: Iterable[Page], *, size: int, overlap: int) -> Iterator[Piece]:
@@ -22,7 +26,7 @@ def split_pages(pages: Iterable[Page], *, size: int, overlap: int) -> Iterator[P
         raise ValueError(f"overlap ({overlap}) must be at least 0 and below size ({size})")
     index = 0
     for page in pages:
-        for text in _split_text(page.text, size, overlap):
+        for text in split_text(page.text, size, overlap):
             yield Piece(
                 index=index,
                 page=page.number,
@@ -33,7 +37,15 @@ def split_pages(pages: Iterable[Page], *, size: int, overlap: int) -> Iterator[P
             index += 1
 
 
-def _split_text(text: str, size: int, overlap: int) -> Iterator[str]:
+def split_text(text: str, size: int, overlap: int) -> Iterator[str]:
+    """Pieces of at most `size` characters, cut at whitespace where one is near, each
+    starting `overlap` characters before the previous one ended."""
+    for start, end in split_spans(text, size, overlap):
+        yield text[start:end]
+
+
+def split_spans(text: str, size: int, overlap: int) -> Iterator[tuple[int, int]]:
+    """Where split_text's pieces are in `text`: (start, end) of each, whitespace off."""
     start = 0
     while start < len(text):
         end = min(start + size, len(text))
@@ -42,9 +54,10 @@ def _split_text(text: str, size: int, overlap: int) -> Iterator[str]:
             cut = max(cut, text.rfind("\n", start + size // 2, end))
             if cut > start:
                 end = cut
-        piece = text[start:end].strip()
-        if piece:
-            yield piece
+        piece = text[start:end]
+        if piece.strip():
+            first = start + len(piece) - len(piece.lstrip())
+            yield first, start + len(piece.rstrip())
         if end >= len(text):
             return
         start = _next_start(text, start, end, overlap)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from search.pipeline.layout.glyphs import Span
 from search.pipeline.layout.model import (
     CAPTION,
     FOOTNOTE,
@@ -22,6 +21,8 @@ from search.pipeline.layout.model import (
     PARAGRAPH,
     Block,
     Box,
+    Line,
+    Span,
 )
 
 LIST_MARKER = re.compile(
@@ -30,7 +31,9 @@ LIST_MARKER = re.compile(
 CAPTION_START = re.compile(r"^(?:table|figure|fig\.|chart|exhibit|listing)\s*[\dA-Z]+[.:]?\s", re.I)
 FOOTNOTE_START = re.compile(r"^(?:\d{1,3}|[*†‡§¶])\s*\S")
 SENTENCE_END = re.compile(r"[.!?:;…][\"\u201d\u2019')\]]?$")
-HYPHENATED = re.compile(r"[^\W\d_]-$")
+# A letter, then a hyphen ending the line: "-", or the hyphen and soft hyphen some
+# producers draw there (U+2010, U+00AD).
+HYPHENATED = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
 HEADING_SIZE = 1.15  # times the body's size, at least
 PARAGRAPH_GAP = 0.5  # times the size: more white above a line starts a block
 BOLD_HEADING_CHARS = 120
@@ -38,7 +41,7 @@ LARGE_HEADING_CHARS = 300
 
 
 @dataclass
-class Line:
+class TextLine:
     spans: list[Span]
     box: Box
 
@@ -57,16 +60,16 @@ class Line:
 
 @dataclass
 class Draft:
-    lines: list[Line] = field(default_factory=list)
+    lines: list[TextLine] = field(default_factory=list)
 
     @property
     def box(self) -> Box:
         return Box.around([line.box for line in self.lines])
 
 
-def lines_of(spans: list[Span]) -> list[Line]:
+def lines_of(spans: list[Span]) -> list[TextLine]:
     """Spans in reading order into lines: the next span on the same baseline, to the right."""
-    lines: list[Line] = []
+    lines: list[TextLine] = []
     for span in spans:
         if lines:
             last = lines[-1]
@@ -75,11 +78,11 @@ def lines_of(spans: list[Span]) -> list[Line]:
                 last.spans.append(span)
                 last.box = last.box.union(span.box)
                 continue
-        lines.append(Line([span], span.box))
+        lines.append(TextLine([span], span.box))
     return lines
 
 
-def drafts(lines: list[Line]) -> list[Draft]:
+def drafts(lines: list[TextLine]) -> list[Draft]:
     found: list[Draft] = []
     for line in lines:
         if found and _continues(found[-1], line):
@@ -89,7 +92,7 @@ def drafts(lines: list[Line]) -> list[Draft]:
     return found
 
 
-def _continues(draft: Draft, line: Line) -> bool:
+def _continues(draft: Draft, line: TextLine) -> bool:
     last = draft.lines[-1]
     size = max(last.size, 1.0)
     if abs(line.size - last.size) > 0.1 * size or line.bold != last.bold:
@@ -112,24 +115,24 @@ def _continues(draft: Draft, line: Line) -> bool:
     return not (len(draft.lines) > 1 and short and SENTENCE_END.search(last.text))
 
 
-def join(lines: list[str]) -> str:
-    """Lines into one text: a word hyphenated at a line's end joined whole."""
+def join(lines: list[str]) -> tuple[str, list[int]]:
+    """Lines into one text, a word hyphenated at a line's end joined whole; with the
+    offset in it where each line starts."""
     text = ""
+    starts = []
     for line in lines:
         line = line.strip()
-        if not line:
-            continue
         if text and HYPHENATED.search(text) and line[:1].islower():
-            text = text[:-1] + line
-        elif text:
-            text = f"{text} {line}"
-        else:
-            text = line
-    return text
+            text = text[:-1]
+        elif text and line:
+            text += " "
+        starts.append(len(text))
+        text += line
+    return text, starts
 
 
 def block_of(draft: Draft, page: int, body_size: float, page_height: float) -> Block:
-    text = join([line.text for line in draft.lines])
+    text, starts = join([line.text for line in draft.lines])
     size = max(line.size for line in draft.lines)
     bold = all(line.bold for line in draft.lines)
     box = draft.box
@@ -142,7 +145,8 @@ def block_of(draft: Draft, page: int, body_size: float, page_height: float) -> B
         kind = LIST_ITEM
     elif size <= 0.92 * body_size and box.y0 >= 0.6 * page_height and FOOTNOTE_START.match(text):
         kind = FOOTNOTE
-    return Block(kind=kind, text=text, page=page, box=box)
+    lines = [Line(page, line.box, start) for line, start in zip(draft.lines, starts, strict=True)]
+    return Block(kind=kind, text=text, page=page, box=box, lines=lines)
 
 
 def _heading(text: str, size: float, bold: bool, body_size: float) -> bool:

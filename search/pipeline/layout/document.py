@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from search.pipeline.layout import blocks as paragraphs
-from search.pipeline.layout import furniture, order, tables
-from search.pipeline.layout.glyphs import Ink, Span, read_ink
+from search.pipeline.layout import furniture, order, tables, upright
+from search.pipeline.layout.glyphs import read_ink
 from search.pipeline.layout.model import (
     FIGURE,
     FOOTNOTE,
@@ -27,6 +27,11 @@ from search.pipeline.layout.model import (
     Block,
     Box,
     Cell,
+    Ink,
+    Line,
+    PageSize,
+    Span,
+    Structure,
 )
 from search.pipeline.page import OnPages
 from search.pipeline.reopened import Reopened
@@ -45,8 +50,8 @@ class _Item:
 
 def read_structure(
     source: bytes | BinaryIO, *, max_pages: int, on_pages: OnPages | None = None
-) -> list[Block]:
-    """The blocks of the PDF `source`, page by page in reading order."""
+) -> Structure:
+    """The structure of the PDF `source`: its blocks page by page in reading order."""
     pdf = Reopened(source)
     try:
         count = min(len(pdf), max_pages)
@@ -70,8 +75,10 @@ def _ink(pdf: Any, index: int) -> Ink:
         page.close()
 
 
-def structure(inks: Sequence[Ink]) -> list[Block]:
-    """The blocks of a document whose pages' ink is `inks`."""
+def structure(shown: Sequence[Ink]) -> Structure:
+    """The structure of a document whose pages' ink is `shown` (as each page is shown)."""
+    turns = [upright.turn_of(ink) for ink in shown]
+    inks = [upright.turned(ink, turn) for ink, turn in zip(shown, turns, strict=True)]
     body_size = _body_size(inks)
     ruled = []
     for ink in inks:
@@ -84,8 +91,9 @@ def structure(inks: Sequence[Ink]) -> list[Block]:
     for number, (ink, found, furnished) in enumerate(zip(inks, ruled, kinds, strict=True), 1):
         pages.append(_page(number, ink, found, furnished, body_size))
     _levels([pair for page in pages for pair in page])
-    blocks = [block for page in pages for block, _ in page]
-    return _continued(blocks)
+    blocks = _continued([block for page in pages for block, _ in page])
+    upright.back(blocks, turns, list(shown))
+    return Structure([PageSize(ink.width, ink.height) for ink in shown], blocks)
 
 
 def _body_size(inks: Sequence[Ink]) -> float:
@@ -136,7 +144,10 @@ def _page(
         else:
             body.append((Block(FIGURE, "", number, item.box), None))
     flush()
-    return top + body + bottom
+    found_here = top + body + bottom
+    for block, _ in found_here:
+        block.source, block.confidence = ink.source, ink.confidence
+    return found_here
 
 
 def _inside_any(box: Box, found: list[tables.Found]) -> bool:
@@ -243,8 +254,10 @@ def _merge(into: Block, more: Block) -> None:
             cells = [c for c in cells if c.row > 0]
             offset -= 1
         into.cells.extend(
-            Cell(c.row + offset, c.column, c.text, c.box, c.rows, c.columns, False) for c in cells
+            Cell(c.row + offset, c.column, c.text, c.box, c.rows, c.columns, False, more.page)
+            for c in cells
         )
         into.text = _rows_text(into.cells)
         return
-    into.text = paragraphs.join([into.text, more.text])
+    into.text, (_, start) = paragraphs.join([into.text, more.text])
+    into.lines += [Line(line.page, line.box, line.start + start) for line in more.lines]

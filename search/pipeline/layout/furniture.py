@@ -16,7 +16,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from search.pipeline.layout.glyphs import Ink, Span
 from search.pipeline.layout.model import (
     LINE_NUMBER,
     MARK,
@@ -24,6 +23,8 @@ from search.pipeline.layout.model import (
     PAGE_HEADER,
     PAGE_NUMBER,
     Box,
+    Ink,
+    Span,
 )
 
 # A page's top and bottom zones: the lines nearest its edge, within this share of its

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import ctypes
 import math
-from dataclasses import dataclass, field
+import re
+import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
-from search.pipeline.layout.model import Box
+from search.pipeline.layout.model import Box, Ink, Span
 
 # Two characters on a line farther apart than this many times the font size are in two
 # spans: a column's gutter, or a table's cells. Word gaps, even justified, are well under.
@@ -38,28 +40,6 @@ MAX_CODE_POINT = 0x10FFFF
 # PDFium gives a hyphen that ends a line as this code; it is a hyphen.
 PDFIUM_LINE_HYPHEN, HYPHEN = 2, "-"
 BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demi")
-
-
-@dataclass
-class Span:
-    text: str
-    box: Box
-    size: float
-    bold: bool = False
-    vertical: bool = False  # turned against the page: a margin's mark, a rotated label
-
-    @property
-    def baseline(self) -> float:
-        return self.box.y1
-
-
-@dataclass
-class Ink:
-    width: float
-    height: float
-    spans: list[Span] = field(default_factory=list)
-    rules: list[Box] = field(default_factory=list)  # each a thin box: a horizontal or vertical line
-    images: list[Box] = field(default_factory=list)
 
 
 class _Shown:
@@ -94,16 +74,17 @@ class _Shown:
         return math.degrees(math.atan2(self.b, self.a)) % 360
 
 
-def read_ink(page: Any) -> Ink:
-    """The ink of a pypdfium2 page."""
+def read_ink(page: Any, textpage: Any | None = None) -> Ink:
+    """The ink of a pypdfium2 page (its text page, when the caller has one open)."""
     width, height = page.get_size()
     shown = _Shown(page, width, height)
     ink = Ink(width, height)
-    textpage = page.get_textpage()
+    reading = textpage if textpage is not None else page.get_textpage()
     try:
-        ink.spans = _spans(textpage.raw, shown)
+        ink.spans = _spans(reading.raw, shown)
     finally:
-        textpage.close()
+        if textpage is None:
+            reading.close()
     _shapes(page.raw, shown, ink)
     return ink
 
@@ -112,7 +93,11 @@ def read_ink(page: Any) -> Ink:
 class _Font:
     size: float
     bold: bool
-    vertical: bool
+    turn: int  # degrees, to a quarter turn, as the page is shown
+
+    @property
+    def vertical(self) -> bool:
+        return self.turn in (90, 270)
 
 
 def _font(raw: Any, index: int, handle: Any, shown: _Shown) -> _Font:
@@ -128,9 +113,8 @@ def _font(raw: Any, index: int, handle: Any, shown: _Shown) -> _Font:
             length = pdfium_c.FPDFFont_GetBaseFontName(font, buffer, 128)
             name = buffer.raw[: max(0, length - 1)].decode("latin-1").lower()
             bold = any(word in name for word in BOLD_NAMES)
-    angle = math.degrees(pdfium_c.FPDFText_GetCharAngle(raw, index))
-    turned = (angle + shown.turn) % 180
-    return _Font(size=size, bold=bold, vertical=20 < turned < 160)
+    angle = math.degrees(pdfium_c.FPDFText_GetCharAngle(raw, index)) + shown.turn
+    return _Font(size=size, bold=bold, turn=round(angle % 360 / 90) % 4 * 90)
 
 
 def _spans(raw: Any, shown: _Shown) -> list[Span]:
@@ -145,17 +129,17 @@ def _spans(raw: Any, shown: _Shown) -> list[Span]:
 
     def close() -> None:
         if text and box is not None and font is not None:
-            joined = "".join(text).strip()
+            joined = unicodedata.normalize("NFKC", "".join(text)).strip()
             if joined:
-                spans.append(Span(joined, box, font.size, font.bold, font.vertical))
+                spans.append(Span(joined, box, font.size, font.bold, font.vertical, font.turn))
 
     for index in range(max(count, 0)):
         code = pdfium_c.FPDFText_GetUnicode(raw, index)
-        if code in (10, 13):
-            continue
+        if code in (10, 13) or pdfium_c.FPDFText_HasUnicodeMapError(raw, index) == 1:
+            continue  # PDFium's line breaks; a glyph with no character (not text)
         char = HYPHEN if code == PDFIUM_LINE_HYPHEN else _char(code)
-        if pdfium_c.FPDFText_HasUnicodeMapError(raw, index) == 1:
-            char = f"(cid:{code})"
+        if _CONTROL.match(char):
+            continue  # stored text refuses NUL; no other control character is text
         handle = pdfium_c.FPDFText_GetTextObject(raw, index)
         key = ctypes.cast(handle, ctypes.c_void_p).value or 0
         this = fonts.get(key)
@@ -178,14 +162,16 @@ def _spans(raw: Any, shown: _Shown) -> list[Span]:
 
 
 def _continues(last: Box, here: Box, font: _Font, this: _Font) -> bool:
-    if this.vertical != font.vertical:
+    if this.turn != font.turn:
         return False
     size = max(font.size, this.size, 1.0)
-    if font.vertical:
-        along, across = here.y0 - last.y1, abs(here.cx - last.cx)
-        along = min(along, last.y0 - here.y1)  # up or down the page
-    else:
-        along, across = here.x0 - last.x1, abs(here.cy - last.cy)
+    # How far on from the last character this one starts, the way the text reads.
+    along, across = {
+        0: (here.x0 - last.x1, abs(here.cy - last.cy)),
+        90: (here.y0 - last.y1, abs(here.cx - last.cx)),
+        180: (last.x0 - here.x1, abs(here.cy - last.cy)),
+        270: (last.y0 - here.y1, abs(here.cx - last.cx)),
+    }[font.turn]
     return across <= LINE_SLACK * size and -OVERLAP * size <= along <= SPAN_GAP * size
 
 
@@ -230,6 +216,9 @@ def _rules(box: Box) -> list[Box]:
         Box(x0, y0, x0, y1),
         Box(x1, y0, x1, y1),
     ]
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 
 
 def _char(code: int) -> str:

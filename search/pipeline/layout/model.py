@@ -79,6 +79,31 @@ class Box:
         )
 
 
+@dataclass
+class Span:
+    """A run of text on one line with no wide gap in it."""
+
+    text: str
+    box: Box
+    size: float
+    bold: bool = False
+    vertical: bool = False  # turned against the page: a margin's mark, a rotated label
+    turn: int = 0  # which way it reads, in degrees to a quarter turn: 0 upright, 180 upside down
+
+
+@dataclass
+class Ink:
+    """What is on a page: its size, its spans, rules and images."""
+
+    width: float
+    height: float
+    spans: list[Span] = field(default_factory=list)
+    rules: list[Box] = field(default_factory=list)  # thin boxes: horizontal or vertical lines
+    images: list[Box] = field(default_factory=list)
+    source: str = "text"  # "ocr": the spans are the words OCR read on the page's image
+    confidence: float | None = None  # OCR's mean confidence on the page
+
+
 @dataclass(frozen=True)
 class Cell:
     row: int
@@ -88,6 +113,7 @@ class Cell:
     rows: int = 1  # spans
     columns: int = 1
     header: bool = False
+    page: int | None = None  # None: the table's; a long table's continued rows, theirs
 
     def as_dict(self) -> dict:
         found = {"row": self.row, "column": self.column, "text": self.text}
@@ -99,6 +125,8 @@ class Cell:
             found["header"] = True
         if self.box is not None:
             found["box"] = self.box.rounded()
+        if self.page is not None:
+            found["page"] = self.page
         return found
 
     @classmethod
@@ -112,7 +140,18 @@ class Cell:
             rows=data.get("rows", 1),
             columns=data.get("columns", 1),
             header=data.get("header", False),
+            page=data.get("page"),
         )
+
+
+@dataclass(frozen=True)
+class Line:
+    """Where a line of a block's text is: its page, its box, and the offset in the block's
+    text where it starts (a passage of the text is on the lines it overlaps)."""
+
+    page: int
+    box: Box
+    start: int
 
 
 @dataclass
@@ -129,6 +168,7 @@ class Block:
     source: str = "text"  # "ocr": read from the page's image
     confidence: float | None = None
     parts: list[tuple[int, Box]] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=list)
 
     @property
     def furniture(self) -> bool:
@@ -157,6 +197,8 @@ class Block:
             found["confidence"] = round(self.confidence, 3)
         if self.parts:
             found["parts"] = [[page, box.rounded()] for page, box in self.parts]
+        if self.lines:
+            found["lines"] = [[line.page, line.box.rounded(), line.start] for line in self.lines]
         return found
 
     @classmethod
@@ -171,4 +213,45 @@ class Block:
             source=data.get("source", "text"),
             confidence=data.get("confidence"),
             parts=[(page, Box(*box)) for page, box in data.get("parts", [])],
+            lines=[Line(page, Box(*box), start) for page, box, start in data.get("lines", [])],
+        )
+
+    def where(self, start: int = 0, end: int | None = None) -> list[tuple[int, Box]]:
+        """The boxes, with their pages, of the passage text[start:end]: its lines' where
+        the block has them, else its box and its parts."""
+        end = len(self.text) if end is None else end
+        if not self.lines or (start <= 0 and end >= len(self.text)):
+            return [(self.page, self.box), *self.parts]
+        found = []
+        for at, line in enumerate(self.lines):
+            stop = self.lines[at + 1].start if at + 1 < len(self.lines) else len(self.text)
+            if line.start < end and stop > start:
+                found.append((line.page, line.box))
+        return found or [(self.page, self.box)]
+
+
+@dataclass(frozen=True)
+class PageSize:
+    width: float  # points, as the page is shown
+    height: float
+
+
+@dataclass
+class Structure:
+    """A document's model: its pages' sizes, and its blocks in reading order."""
+
+    pages: list[PageSize]
+    blocks: list[Block]
+
+    def as_dict(self) -> dict:
+        return {
+            "pages": [[round(p.width, 1), round(p.height, 1)] for p in self.pages],
+            "blocks": [block.as_dict() for block in self.blocks],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Structure:
+        return cls(
+            pages=[PageSize(float(w), float(h)) for w, h in data["pages"]],
+            blocks=[Block.from_dict(block) for block in data["blocks"]],
         )

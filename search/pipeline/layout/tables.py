@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from search.pipeline.layout.glyphs import Span
-from search.pipeline.layout.model import Box, Cell
+from search.pipeline.layout.model import Box, Cell, Span
 
 JOIN = 2.0  # points: rules this close meet, positions this close are one
 MIN_ROWS = 2

@@ -23,6 +23,7 @@ from search.pipeline.errors import (
     TooManyPages,
     TransientError,
 )
+from search.pipeline.layout.model import KINDS, Structure
 from search.pipeline.page import Reading, Scanned
 
 # What a reader out of memory leaves on stderr (compared in lower case): Python's
@@ -47,13 +48,15 @@ class PagesPayload(TypedDict):
 
 class Payload(TypedDict, total=False):
     """One answer from the child: `pages` (each page's raw text) or `error`, and `cpu`
-    (the child's CPU seconds so far); asked about OCR, also `scans` (the 0-based indexes
-    of the pages that need it) and `scanned` ([index, text, confidence] of each page OCR
-    read). Its first answer says it is `ready`, and which `walls` it could put up
-    (sandbox.put_up_walls). While it reads, frames with only `progress` (the pages read
-    so far; `ocr` when by OCR) come before the answer."""
+    (the child's CPU seconds so far); asked for the structure, `structure` (a
+    model.Structure's dict; none when PDFium did not read the file); asked about OCR,
+    also `scans` (the 0-based indexes of the pages that need it) and `scanned` ([index,
+    text, confidence] of each page OCR read). Its first answer says it is `ready`, and
+    which `walls` it could put up (sandbox.put_up_walls). While it reads, frames with
+    only `progress` (the pages read so far; `ocr` when by OCR) come before the answer."""
 
     pages: list[str]
+    structure: dict
     scans: list[int]
     scanned: list[list]
     error: ErrorPayload
@@ -82,7 +85,10 @@ def reading_or_error(payload: Payload, *, memory_mb: int) -> Reading:
         if not (isinstance(texts, list) and all(isinstance(text, str) for text in texts)):
             raise ValueError("pages that are not texts")
         return Reading(
-            texts, _scans(payload.get("scans", []), len(texts)), _scanned(payload, len(texts))
+            texts,
+            _scans(payload.get("scans", []), len(texts)),
+            _scanned(payload, len(texts)),
+            _structure(payload.get("structure"), len(texts)),
         )
     error = payload.get("error")
     if error and error.get("code") in PERMANENT_ERRORS:
@@ -90,6 +96,20 @@ def reading_or_error(payload: Payload, *, memory_mb: int) -> Reading:
     if error and error.get("code") == ExtractTimeout.code:
         raise ExtractTimeout(str(error.get("detail", ""))[:500])
     raise TransientError(f"The PDF reader answered {str(payload)[:200]}", code="extractor_crashed")
+
+
+def _structure(structure: object, pages: int) -> Structure | None:
+    if structure is None:
+        return None
+    try:
+        read = Structure.from_dict(structure)  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"a structure that does not add up: {exc}") from None
+    if len(read.pages) != pages:
+        raise ValueError("a structure of another page count")
+    if any(not 1 <= block.page <= pages or block.kind not in KINDS for block in read.blocks):
+        raise ValueError("a block on no page of the file, or of no known kind")
+    return read
 
 
 def _scans(scans: object, pages: int) -> list[int]:

@@ -75,6 +75,7 @@ class Pool:
         on_pages: OnPages | None = None,
         ocr: OcrOrder | None = None,
         on_scans: OnPages | None = None,
+        structure: bool = False,
     ) -> Reading:
         """What a pooled child read (Sandbox.read_pages), a child that has read no other
         owner's documents (a parser taken over by one owner's file must not see the next
@@ -91,6 +92,7 @@ class Pool:
                 on_pages=on_pages,
                 ocr=ocr,
                 on_scans=on_scans,
+                structure=structure,
             )
         except BaseException:
             self._retire(sandbox)

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 import psutil
 
 from search.pipeline.errors import ExtractTimeout, PermanentError, TooComplex, TransientError
-from search.pipeline.page import OcrOrder, OnPages, Reading
+from search.pipeline.page import OcrOrder, OnPages, Reading, Scanned
 from search.pipeline.sandbox import landlock
 from search.pipeline.sandbox.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
 from search.pipeline.sandbox.endings import (
@@ -50,7 +50,8 @@ from search.pipeline.sandbox.endings import (
     reading_or_error,
 )
 
-if TYPE_CHECKING:  # the engine is loaded in the child only
+if TYPE_CHECKING:  # the engine and the readers are loaded in the child only
+    from search.pipeline.layout.model import Ink, Structure
     from search.pipeline.ocr import Engine
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,7 @@ class Sandbox:
     ) -> None:
         self.extractor = extractor
         self.ocr_languages = ocr_languages  # "": a child that reads no page by OCR
+        self._pdfium = extractor == "pdfium"  # PDFium reads the document at hand
         # Before any child exists: none of them can read this process's secrets in /proc.
         make_undumpable()
         self.memory_mb = memory_mb
@@ -176,8 +178,10 @@ class Sandbox:
         on_pages: OnPages | None = None,
         ocr: OcrOrder | None = None,
         on_scans: OnPages | None = None,
+        structure: bool = False,
     ) -> Reading:
-        """Each page's raw text of the PDF at `path` (an absolute path) and, with `ocr`,
+        """Each page's raw text of the PDF at `path` (an absolute path); with `structure`,
+        its blocks (search/pipeline/layout, read through PDFium); with `ocr`,
         the pages that need OCR (and, in its "read" mode, what OCR read on them: only a
         child started with `ocr_languages` can). `on_pages` hears of the pages read while
         the child reads, `on_scans` of the pages read by OCR (page.OnPages; not every page
@@ -195,7 +199,13 @@ class Sandbox:
             self._wait_until_ready()
             with open(path, "rb") as document:  # handed over open: the child cannot open it
                 socket.send_fds(self._channel, [b"d"], [document.fileno()])
-            self._send(max_pages=max_pages, timeout=timeout, ocr=ocr.as_request() if ocr else None)
+            self._pdfium = structure or self.extractor == "pdfium"
+            self._send(
+                max_pages=max_pages,
+                timeout=timeout,
+                ocr=ocr.as_request() if ocr else None,
+                structure=structure,
+            )
             deadline = time.monotonic() + WALL_CLOCK_FACTOR * timeout
             cpu_limit = (self._cpu or 0.0) + timeout
             page = _PageClock()
@@ -309,7 +319,7 @@ class Sandbox:
             timeout=timeout,
             wall=wall,
             memory_mb=self.memory_mb,
-            aborts_on_oom=self.extractor == "pdfium" or bool(self.ocr_languages),
+            aborts_on_oom=self._pdfium or bool(self.ocr_languages),
         )
 
     def _reap(self, *, grace: float) -> float:
@@ -443,7 +453,7 @@ def main(argv: list[str]) -> int:
     confine_child(memory_mb=memory_mb, cpu_seconds=STARTUP_SECONDS)
     # Imported under the limits: no PDF library is ever loaded in a process without them.
     from search.pipeline.ocr import start_engine
-    from search.pipeline.reader import read_pdf
+    from search.pipeline.reader import read_pdf, read_pdf_with_ink
 
     # Collected by the reader as evidence of damage, not printed.
     logging.getLogger("pdfminer").propagate = False
@@ -460,7 +470,7 @@ def main(argv: list[str]) -> int:
         signal.setitimer(signal.ITIMER_REAL, WALL_CLOCK_FACTOR * timeout + CPU_GRACE_SECONDS)
         order = OcrOrder.from_request(request["ocr"]) if request.get("ocr") else None
         payload = _read(
-            read_pdf,
+            read_pdf_with_ink if request.get("structure") else read_pdf,
             fds[0],
             request["max_pages"],
             memory_mb=memory_mb,
@@ -525,7 +535,7 @@ class _PagesTold:
 
 
 def _read(
-    read_pdf: Callable[..., list[str]],
+    read_pdf: Callable[..., "list[str] | tuple[list[str], list[Ink] | None]"],
     document: int,
     max_pages: int,
     *,
@@ -533,13 +543,23 @@ def _read(
     told: "_PagesTold | None" = None,
     ocr: "tuple[OcrOrder, Engine | None] | None" = None,
 ) -> Payload:
+    """One document read: by `read_pdf` (read_pdf, or read_pdf_with_ink for the
+    structure too), and with `ocr` the pages that need it, found or read."""
     try:
         with os.fdopen(document, "rb") as fp:
-            texts = read_pdf(fp, max_pages=max_pages, on_pages=told)
-            if ocr is None:
-                return {"pages": texts}
-            fp.seek(0)
-            return _scan(fp, texts, *ocr, told=told)
+            read = read_pdf(fp, max_pages=max_pages, on_pages=told)
+            texts, inks = read if isinstance(read, tuple) else (read, None)
+            payload: Payload = {"pages": texts}
+            scanned: dict[int, Scanned] = {}
+            if ocr is not None:
+                fp.seek(0)
+                payload, scanned = _scan(fp, texts, *ocr, told=told)
+            if isinstance(read, tuple):
+                force = ocr is not None and ocr[0].force
+                found = _structure(texts, inks, scanned, force=force)
+                if found is not None:
+                    payload["structure"] = found.as_dict()
+            return payload
     except (PermanentError, ExtractTimeout) as exc:
         return {"error": {"code": exc.code, "detail": exc.detail}}
     except MemoryError:
@@ -554,17 +574,46 @@ def _scan(
     engine: "Engine | None",
     *,
     told: "_PagesTold | None",
-) -> Payload:
+) -> "tuple[Payload, dict[int, Scanned]]":
     """The text reader's pages, the pages that need OCR, and (ordered to) what it read."""
     from search.pipeline.ocr import read_scans
 
     on_scans = _PagesTold(told.answers, ocr=True) if told is not None else None
     scans, scanned = read_scans(fp, texts, order, engine, on_pages=on_scans)
-    return {
+    payload: Payload = {
         "pages": texts,
         "scans": scans,
         "scanned": [[index, page.text, page.confidence] for index, page in scanned.items()],
     }
+    return payload, scanned
+
+
+def _structure(
+    texts: list[str],
+    inks: "list[Ink] | None",
+    scanned: "dict[int, Scanned]",
+    *,
+    force: bool,
+) -> "Structure | None":
+    """The document's structure from each page's ink: the words OCR read on a page that
+    takes OCR's text (classify.takes_ocr, as the worker decides), its text layer's ink
+    otherwise. None when a page with text has no ink (PDFium did not read the file)."""
+    from search.pipeline.classify import nonspace, takes_ocr
+    from search.pipeline.layout.document import structure
+    from search.pipeline.layout.model import Ink
+
+    pages: list[Ink] = []
+    for index, text in enumerate(texts):
+        scan = scanned.get(index)
+        if scan is not None and scan.ink is not None and takes_ocr(text, scan.text, force=force):
+            pages.append(scan.ink)
+        elif inks is not None:
+            pages.append(inks[index])
+        elif nonspace(text) == 0:
+            pages.append(Ink(0.0, 0.0))  # a blank page: its size is not known here
+        else:
+            return None
+    return structure(pages)
 
 
 def _write(fd: int, payload: Payload, *, memory_mb: int) -> None:

@@ -43,7 +43,7 @@ def structured(pdf: bytes) -> list[Block]:
             block.level,
             tuple(tuple(row) for row in block.rows()),
         )
-        for block in read_structure(pdf, max_pages=1000)
+        for block in read_structure(pdf, max_pages=1000).blocks
     ]
 
 
