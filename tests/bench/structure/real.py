@@ -1,8 +1,10 @@
-"""The structure benchmark's real documents: PDFs from the test corpus (tests/corpus,
-each under its own licence there), labelled by hand from the pages as they look.
+"""A real document of the structure benchmark's tuning set: a PDF from the test corpus
+(tests/corpus, under its own licence there), labelled by hand from its pages as they look.
 
-These are held out: the reader is never tuned on them. A figure on them says what the
-reader does on documents like those a user uploads, not on those it was shaped by.
+It was held out at first (present 83 %, headings F1 0.67 on it); the general faults it
+showed were then fixed (a ligature's letters sharing one box, a page number lower on the
+page than a fixed band allowed, an author's name and a date set large under a title), so
+it is part of what the reader was shaped by. The held-out set is heldout/.
 """
 
 from __future__ import annotations
@@ -50,5 +52,5 @@ def multicolumn() -> Sample:
 MAKERS = [multicolumn]
 
 
-def held_out() -> list[Sample]:
+def tuned() -> list[Sample]:
     return [make() for make in MAKERS]
