@@ -476,9 +476,10 @@ def retry_or_fail(
     return Outcome.RETRY
 
 
-def hand_to_ocr(*, job: Job, pages: int) -> Outcome:
+def hand_to_ocr(*, job: Job, pages: int, why: str = "") -> Outcome:
     """The attempt read the file's text layer and found `pages` pages that need OCR: the
     job goes on, queued, to the OCR lane (after commit), where its own workers read them.
+    `why`, for the history: which pages have text that cannot be read, and why.
     Not a failed attempt: it gives back the attempt it used, and its record ends
     `handed_on`. The lane it leaves has room for the owner's next job. Returns RETRY
     (queued again) or LOST."""
@@ -498,7 +499,8 @@ def hand_to_ocr(*, job: Job, pages: int) -> Outcome:
         if not updated:
             return Outcome.LOST
         plural = "s" if pages != 1 else ""
-        _finish_attempt(job, AttemptOutcome.HANDED_ON, "", f"{pages} page{plural} to read by OCR")
+        said = f"{pages} page{plural} to read by OCR" + (f" ({why})" if why else "")
+        _finish_attempt(job, AttemptOutcome.HANDED_ON, "", said[:1000])
         fairness.release_on_commit(job)  # the lane it leaves: job.lane is still that one
         job.lane, job.attempts = Lane.OCR, job.attempts - 1
         send_job_on_commit(job)

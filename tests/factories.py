@@ -130,3 +130,44 @@ def stored_files() -> list[Path]:
 
     root = Path(settings.MEDIA_ROOT)
     return [path for path in root.rglob("*") if path.is_file()] if root.exists() else []
+
+
+PRIVATE_USE = 0xE000
+
+
+def private_use_pdf(*pages: str) -> bytes:
+    """A PDF whose glyphs draw `pages`' letters while its text layer says private-use
+    characters, as a symbol-encoded font does: the font (matplotlib's DejaVu Sans, with
+    each character also reachable at PRIVATE_USE + its code) is written with the shifted
+    codes, so a reader of the text layer gets U+E0xx and OCR gets the letters."""
+    import tempfile
+    from pathlib import Path
+
+    import matplotlib
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+
+    source = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    font = TTFont(source)
+    for table in font["cmap"].tables:
+        if table.isUnicode():
+            table.cmap.update(
+                {
+                    PRIVATE_USE + code: glyph
+                    for code, glyph in list(table.cmap.items())
+                    if code < 128
+                }
+            )
+    with tempfile.TemporaryDirectory() as folder:
+        shifted = Path(folder) / "shifted.ttf"  # fpdf2 reads a font from a file only
+        font.save(shifted)
+        pdf = FPDF()
+        pdf.set_creation_date(MADE_AT)
+        pdf.add_font("Shifted", fname=shifted)
+        pdf.set_font("Shifted", size=12)
+        for text in pages:
+            pdf.add_page()
+            coded = "".join(ch if ch.isspace() else chr(PRIVATE_USE + ord(ch)) for ch in text)
+            pdf.multi_cell(0, 7, coded)
+        buffer = io.BytesIO()
+        pdf.output(buffer)
+    return buffer.getvalue()

@@ -68,11 +68,12 @@ class LostJob(Exception):
 
 
 class _NeedsOcr(Exception):
-    """The text layer is read and some pages need OCR: the job goes on to the OCR lane."""
+    """The text layer is read and some pages need OCR: the job goes on to the OCR lane;
+    `why` says so of the pages whose text layer cannot be read."""
 
-    def __init__(self, pages: int) -> None:
+    def __init__(self, pages: int, why: str = "") -> None:
         super().__init__(pages)
-        self.pages = pages
+        self.pages, self.why = pages, why
 
 
 def run(job: Job) -> None:
@@ -84,7 +85,8 @@ def run(job: Job) -> None:
         except LostJob:
             log.info("job %s: lost to another attempt or deleted; stopping", job.id)
         except _NeedsOcr as needs:
-            if services.hand_to_ocr(job=job, pages=needs.pages) == services.Outcome.LOST:
+            handed = services.hand_to_ocr(job=job, pages=needs.pages, why=needs.why)
+            if handed == services.Outcome.LOST:
                 log.info("job %s: lost before it could go on to the OCR lane", job.id)
             else:
                 log.info("job %s: %s pages to read by OCR; on to the OCR lane", job.id, needs.pages)
@@ -180,6 +182,9 @@ def _process(job: Job, lease: LeaseKeeper) -> None:
         pieces = list(split_pages(pages, size=size, overlap=overlap))
     _store(job, pieces, lease, pages=len(pages), structure=structure)
 
+
+# Pages named one by one when the history says why their text cannot be read.
+UNREADABLE_LISTED = 5
 
 # The pages read are written to the job at most this often while the reader goes (each a
 # small UPDATE that also renews the heartbeat); the count itself is written at once.
@@ -295,7 +300,7 @@ def _extract(job: Job, lease: LeaseKeeper) -> tuple[list[Page], Structure | None
             structure=settings.INGEST_STRUCTURE == "on",
         )
     if order is not None and not reading and extracted.scans:
-        raise _NeedsOcr(len(extracted.scans))
+        raise _NeedsOcr(len(extracted.scans), unreadable_said(extracted.unreadable))
     raw = pages_to_index(extracted, order)
     if reading:
         metrics.OCR_PAGES.inc(len(extracted.scans))
@@ -309,6 +314,24 @@ def _extract(job: Job, lease: LeaseKeeper) -> tuple[list[Page], Structure | None
         pages=len(pages),
     )
     return pages, extracted.structure
+
+
+def unreadable_said(unreadable: dict[int, str]) -> str:
+    """Why pages go to OCR though they have text, for the job's history: "page 2: its
+    glyphs map to no character; pages 3, 4: its letters make no words"."""
+    pages_by_why: dict[str, list[int]] = {}
+    for number, why in sorted(unreadable.items()):
+        pages_by_why.setdefault(why, []).append(number)
+    parts = []
+    for why, numbers in pages_by_why.items():
+        shown = ", ".join(map(str, numbers[:UNREADABLE_LISTED]))
+        more = (
+            f" and {len(numbers) - UNREADABLE_LISTED} more"
+            if len(numbers) > UNREADABLE_LISTED
+            else ""
+        )
+        parts.append(f"{'pages' if len(numbers) > 1 else 'page'} {shown}{more}: {why}")
+    return "; ".join(parts)
 
 
 def _batches(pieces: list[Piece], size: int) -> Iterator[list[Piece]]:

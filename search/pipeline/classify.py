@@ -1,5 +1,6 @@
 """Decide from extracted text alone whether a document has a text layer worth indexing."""
 
+import re
 from collections.abc import Sequence
 
 from search.pipeline.errors import NoText
@@ -57,3 +58,49 @@ def takes_ocr(layer: str, read: str, *, force: bool) -> bool:
     (`layer`): when OCR found more, or (`force`) anything."""
     found = nonspace(read)
     return found > 0 and (force or found > nonspace(layer))
+
+
+# A text layer is unreadable past these shares of its characters (or of its words, for
+# letters that make no words): its glyphs draw text, but what it says is not that text.
+UNREADABLE_SHARE = 0.3
+NO_VOWEL_SHARE = 0.6
+# Under this many characters (or words), a page says too little to judge.
+JUDGED_CHARACTERS = 40
+JUDGED_WORDS = 10
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd\ufffe\uffff]")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_LATIN = re.compile(r"[a-zA-Z\u00c0-\u024f]")
+_OTHER_ALPHABETS = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")  # Greek, Cyrillic
+_VOWEL = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœąęěůų]", re.IGNORECASE)
+
+
+def unreadable(text: str) -> str | None:
+    """Why a page's text layer cannot be read, if it cannot: its glyphs map to no
+    character (a font without a Unicode map: pdfminer's "(cid:N)"), to private-use or
+    control characters, or to letters that make no words (mixing alphabets inside
+    words, or Latin words without vowels: a font's glyph ids taken for letters, an old
+    OCR's wrong alphabet). None for a readable page, or one with too little to judge."""
+    unmapped = len(UNMAPPED_GLYPH.findall(text))
+    rest = UNMAPPED_GLYPH.sub("", text)
+    total = unmapped + sum(not ch.isspace() for ch in rest)
+    if total < JUDGED_CHARACTERS:
+        return None
+    if unmapped > UNREADABLE_SHARE * total:
+        return "its glyphs map to no character"
+    if len(_PRIVATE_USE.findall(rest)) > UNREADABLE_SHARE * total:
+        return "its glyphs map to private-use characters"
+    if len(_NOT_TEXT.findall(rest)) > UNREADABLE_SHARE * total:
+        return "its glyphs map to control characters"
+    words = _WORD.findall(rest)
+    if len(words) < JUDGED_WORDS:
+        return None
+    mixed = sum(1 for w in words if _LATIN.search(w) and _OTHER_ALPHABETS.search(w))
+    if mixed > UNREADABLE_SHARE * len(words):
+        return "its words mix alphabets"
+    latin = [w for w in words if _LATIN.match(w)]
+    if len(latin) >= JUDGED_WORDS and sum(1 for w in latin if not _VOWEL.search(w)) > (
+        NO_VOWEL_SHARE * len(latin)
+    ):
+        return "its letters make no words"
+    return None

@@ -10,7 +10,7 @@ children are a pool of their own, started with the engine's languages.
 """
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -41,11 +41,13 @@ class Extracted:
     """Each page's raw text (from OCR where it was read and found more), the page
     numbers (1-based) that need OCR, whether or not it was read, and the document's
     structure when it was asked for and read (a page that took OCR's text, from the words
-    OCR read)."""
+    OCR read); and why, for those pages sent to OCR because their text layer cannot be
+    read (by page number)."""
 
     pages: list[Page]
     scans: list[int]
     structure: Structure | None = None
+    unreadable: dict[int, str] = field(default_factory=dict)
 
 
 def extract_document(
@@ -126,10 +128,17 @@ def read_document(
     for index, text in enumerate(reading.texts):
         page = Page(index + 1, text)
         scanned = reading.scanned.get(index)
-        if scanned is not None and takes_ocr(text, scanned.text, force=bool(ocr and ocr.force)):
+        # A page whose text layer cannot be read takes whatever OCR found on it.
+        force = bool(ocr and ocr.force) or index in reading.unreadable
+        if scanned is not None and takes_ocr(text, scanned.text, force=force):
             page = Page(index + 1, scanned.text, source="ocr", confidence=scanned.confidence)
         pages.append(page)
-    return Extracted(pages, [index + 1 for index in reading.scans], reading.structure)
+    return Extracted(
+        pages,
+        [index + 1 for index in reading.scans],
+        reading.structure,
+        {index + 1: why for index, why in reading.unreadable.items()},
+    )
 
 
 def pages_to_index(extracted: Extracted, ocr: OcrOrder | None) -> list[Page]:

@@ -6,7 +6,9 @@ starts the engine before its walls go up and then asks `read_scans` for each doc
 
 Which pages (`needs_ocr`, the `auto` rule): a page is read by OCR when images cover at
 least MIN_IMAGE_SHARE of it and its text layer carries fewer than CHARS_PER_SQUARE_INCH
-characters per square inch of that image. Measured on the corpus (docs/running/ocr.md):
+characters per square inch of that image; and, images or not, when its text layer cannot
+be read (classify.unreadable: glyphs that map to no character, or to private-use or
+control characters, or letters that make no words). Measured on the corpus (docs/running/ocr.md):
 a page of body text carries 30 to 40 characters per square inch of page; an image with a
 caption, 2 to 3 over the image; the hidden layer of a scan OCR'd before (pypdf's
 Vicksburg sample), 7 to 9 over its full-page image, and it is kept; a scan with nothing, 0.
@@ -24,7 +26,7 @@ from typing import Any, BinaryIO
 import pypdfium2  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
-from search.pipeline.classify import nonspace
+from search.pipeline.classify import nonspace, unreadable
 from search.pipeline.errors import TooComplex, TooManyPages
 from search.pipeline.layout.glyphs import SPAN_GAP
 from search.pipeline.layout.model import Box, Ink, Span
@@ -277,9 +279,11 @@ def read_scans(
     engine: Engine | None,
     *,
     on_pages: OnPages | None = None,
-) -> tuple[list[int], dict[int, Scanned]]:
-    """The pages that need OCR (0-based), and, when `order.mode` is "read", what OCR read
-    on each of them (a page where it read nothing is there, with no text).
+) -> tuple[list[int], dict[int, Scanned], dict[int, str]]:
+    """The pages that need OCR (0-based): by the auto rule (needs_ocr), and those whose
+    text layer cannot be read (classify.unreadable), each of these with why; and, when
+    `order.mode` is "read", what OCR read on each of them (a page where it read nothing
+    is there, with no text).
 
     Raises TooManyPages past `order.max_pages` pages to read (before any is read), and
     TooComplex for a page holding an image past the pixel cap. `on_pages(read, total)` is
@@ -287,19 +291,20 @@ def read_scans(
     to `page_seconds` of CPU time from its frame (sandbox.Sandbox.read_pages). `source` is
     the file, open (PDFium reads what it needs of it), or its bytes.
     """
+    why = {index: reason for index, text in enumerate(texts) if (reason := unreadable(text))}
     try:
         pdf = Reopened(source)
     except pypdfium2.PdfiumError:
-        return [], {}  # the text reader could read it, PDFium cannot: keep its text
+        return [], {}, {}  # the text reader could read it, PDFium cannot: keep its text
     try:
-        wanted = needs_ocr(pdf, texts, force=order.force)
+        wanted = sorted(set(needs_ocr(pdf, texts, force=order.force)) | set(why))
         if len(wanted) > order.max_pages:
             raise TooManyPages(
                 f"The PDF has {len(wanted)} pages to read by OCR; the limit is "
                 f"{order.max_pages} (INGEST_OCR_MAX_PAGES)."
             )
         if order.mode != "read" or not wanted:
-            return wanted, {}
+            return wanted, {}, why
         if engine is None:
             raise RuntimeError("an OCR reading asked of a child started without an engine")
         scanned: dict[int, Scanned] = {}
@@ -309,7 +314,7 @@ def read_scans(
             scanned[index] = _read_page(pdf, index, order, engine)
         if on_pages is not None:
             on_pages(len(wanted), len(wanted))
-        return wanted, scanned
+        return wanted, scanned, why
     finally:
         pdf.close()
 

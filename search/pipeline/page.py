@@ -91,3 +91,4 @@ class Reading:
     scans: list[int] = field(default_factory=list)
     scanned: dict[int, Scanned] = field(default_factory=dict)
     structure: "Structure | None" = None  # when asked for, and PDFium read the file
+    unreadable: dict[int, str] = field(default_factory=dict)  # index: why its text is not

@@ -6,7 +6,7 @@ import pytest
 from jobs.models import AttemptOutcome, JobAttempt, JobStatus, Lane
 from search.models import Chunk
 from tests.conftest import pdf_upload, wait_until_terminal
-from tests.factories import joined_pdf, scanned_pdf, text_pdf
+from tests.factories import joined_pdf, private_use_pdf, scanned_pdf, text_pdf
 from tests.search.scans import image_pages_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -103,3 +103,23 @@ def test_a_two_thousand_page_scan_ends_too_many_pages_once_before_the_ocr_lane(
     assert job.lane == Lane.FAST, "failed where it was found, never sent on to OCR"
     assert job.attempts == 1
     assert "2000 pages to read by OCR" in job.error_detail
+
+
+def test_a_text_layer_that_cannot_be_read_is_read_by_ocr_and_the_history_says_why(
+    alice_client, worker
+):
+    readable = "The born digital page speaks of invoices and receipts."
+    garbled = private_use_pdf(CONTRACT)
+    result = upload(alice_client, joined_pdf(text_pdf(readable), garbled), "garbled.pdf")
+
+    [job] = wait_until_terminal([result["job_id"]], timeout=120)
+
+    assert job.status == JobStatus.SUCCEEDED, job.error_detail
+    handed = JobAttempt.objects.get(job=job, outcome=AttemptOutcome.HANDED_ON)
+    assert handed.error_message == (
+        "1 page to read by OCR (page 2: its glyphs map to private-use characters)"
+    )
+    by_page = {c.page: c for c in Chunk.objects.filter(document_id=result["document_id"])}
+    assert (by_page[1].source, by_page[2].source) == ("text", "ocr")
+    assert "seller delivers the goods" in by_page[2].text.lower()
+    assert not any("\ue000" <= ch <= "\uf8ff" for ch in by_page[2].text)

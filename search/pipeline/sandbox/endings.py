@@ -50,8 +50,9 @@ class Payload(TypedDict, total=False):
     """One answer from the child: `pages` (each page's raw text) or `error`, and `cpu`
     (the child's CPU seconds so far); asked for the structure, `structure` (a
     model.Structure's dict; none when PDFium did not read the file); asked about OCR,
-    also `scans` (the 0-based indexes of the pages that need it) and `scanned` ([index,
-    text, confidence] of each page OCR read). Its first answer says it is `ready`, and
+    also `scans` (the 0-based indexes of the pages that need it), `unreadable` ([index,
+    why] of those whose text layer cannot be read) and `scanned` ([index, text,
+    confidence] of each page OCR read). Its first answer says it is `ready`, and
     which `walls` it could put up (sandbox.put_up_walls). While it reads, frames with
     only `progress` (the pages read so far; `ocr` when by OCR) come before the answer."""
 
@@ -59,6 +60,7 @@ class Payload(TypedDict, total=False):
     structure: dict
     scans: list[int]
     scanned: list[list]
+    unreadable: list[list]
     error: ErrorPayload
     cpu: float
     ready: bool
@@ -89,6 +91,7 @@ def reading_or_error(payload: Payload, *, memory_mb: int) -> Reading:
             _scans(payload.get("scans", []), len(texts)),
             _scanned(payload, len(texts)),
             _structure(payload.get("structure"), len(texts)),
+            _unreadable(payload.get("unreadable", []), len(texts)),
         )
     error = payload.get("error")
     if error and error.get("code") in PERMANENT_ERRORS:
@@ -110,6 +113,19 @@ def _structure(structure: object, pages: int) -> Structure | None:
     if any(not 1 <= block.page <= pages or block.kind not in KINDS for block in read.blocks):
         raise ValueError("a block on no page of the file, or of no known kind")
     return read
+
+
+def _unreadable(entries: object, pages: int) -> dict[int, str]:
+    if not isinstance(entries, list):
+        raise ValueError("unreadable pages that are not a list")
+    found: dict[int, str] = {}
+    for entry in entries:
+        match entry:
+            case [int() as index, str() as why] if _is_index(index, pages):
+                found[index] = why[:200]
+            case _:
+                raise ValueError(f"an unreadable page of {str(entry)[:100]}")
+    return found
 
 
 def _scans(scans: object, pages: int) -> list[int]:

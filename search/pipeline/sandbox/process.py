@@ -556,7 +556,8 @@ def _read(
                 payload, scanned = _scan(fp, texts, *ocr, told=told)
             if isinstance(read, tuple):
                 force = ocr is not None and ocr[0].force
-                found = _structure(texts, inks, scanned, force=force)
+                unreadable = {index for index, _ in payload.get("unreadable", [])}
+                found = _structure(texts, inks, scanned, force=force, unreadable=unreadable)
                 if found is not None:
                     payload["structure"] = found.as_dict()
             return payload
@@ -579,11 +580,12 @@ def _scan(
     from search.pipeline.ocr import read_scans
 
     on_scans = _PagesTold(told.answers, ocr=True) if told is not None else None
-    scans, scanned = read_scans(fp, texts, order, engine, on_pages=on_scans)
+    scans, scanned, why = read_scans(fp, texts, order, engine, on_pages=on_scans)
     payload: Payload = {
         "pages": texts,
         "scans": scans,
         "scanned": [[index, page.text, page.confidence] for index, page in scanned.items()],
+        "unreadable": [[index, reason] for index, reason in why.items()],
     }
     return payload, scanned
 
@@ -594,6 +596,7 @@ def _structure(
     scanned: "dict[int, Scanned]",
     *,
     force: bool,
+    unreadable: set[int],
 ) -> "Structure | None":
     """The document's structure from each page's ink: the words OCR read on a page that
     takes OCR's text (classify.takes_ocr, as the worker decides), its text layer's ink
@@ -605,7 +608,8 @@ def _structure(
     pages: list[Ink] = []
     for index, text in enumerate(texts):
         scan = scanned.get(index)
-        if scan is not None and scan.ink is not None and takes_ocr(text, scan.text, force=force):
+        takes = force or index in unreadable
+        if scan is not None and scan.ink is not None and takes_ocr(text, scan.text, force=takes):
             pages.append(scan.ink)
         elif inks is not None:
             pages.append(inks[index])
