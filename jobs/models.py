@@ -217,6 +217,15 @@ class Job(models.Model):
         "recorded when they became searchable; empty before that, and for jobs that ended "
         "before it was recorded (manage.py reembed counts those as out of date).",
     )
+    extracted_by = models.CharField(
+        max_length=40,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="What read this job's text, recorded with its success: the structure "
+        'reader and its version ("layout:1"), or "flat" (INGEST_STRUCTURE=off); empty for '
+        "jobs that ended before it was recorded (manage.py reprocess extraction reads it).",
+    )
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     progress_done = models.PositiveIntegerField(default=0)

@@ -354,11 +354,19 @@ def _finish_attempt(
     )
 
 
-def complete_job(*, job: Job, total: int, ready_version: int | None, embed_model: str) -> Outcome:
+def complete_job(
+    *,
+    job: Job,
+    total: int,
+    ready_version: int | None,
+    embed_model: str,
+    extracted_by: str = "",
+) -> Outcome:
     """Finish a successful attempt; the owner's pages hear of it after commit.
     `embed_model` is the signature of the embedding that made the vectors
     (search.embedding.signature), recorded with the success so that a version is never
-    ready without it (manage.py reprocess embeddings reads it).
+    ready without it (manage.py reprocess embeddings reads it); `extracted_by`, what read
+    its text (manage.py reprocess extraction reads it).
 
     Call inside the transaction that locked the document (documents.services
     `lock_for_completion`, which gives `ready_version`, so two versions finishing at
@@ -397,6 +405,7 @@ def complete_job(*, job: Job, total: int, ready_version: int | None, embed_model
         error_code="",
         error_detail="",
         embed_model=embed_model,
+        extracted_by=extracted_by,
     )
     if not updated:
         return Outcome.LOST

@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, F, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from documents.models import Document
 from documents.services.processing import adopt_embed_model
 from documents.services.queueing import queue_new_job
+from documents.upkeep.ready import queueable, ready_job
 from documents.upkeep.waves import DONE, owners_in_turn
 from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 from jobs.services import record_embed_model
@@ -59,20 +60,13 @@ class Survey:
     newer_not_ready: int = 0  # out of date, and their latest version failed
 
 
-def _ready_job() -> QuerySet[Job]:
-    """The latest succeeded job of the outer document's ready version."""
-    return Job.objects.filter(
-        document=OuterRef("pk"), version=OuterRef("ready_version"), status=JobStatus.SUCCEEDED
-    ).order_by("-finished_at")
-
-
 def _annotated(scope: Scope) -> QuerySet[Document]:
     documents = Document.objects.filter(ready_version__isnull=False)
     if scope.owner_id is not None:
         documents = documents.filter(owner_id=scope.owner_id)
     return documents.annotate(
-        made_by=Coalesce(Subquery(_ready_job().values("embed_model")[:1]), Value("")),
-        made_at=Subquery(_ready_job().values("finished_at")[:1]),
+        made_by=Coalesce(Subquery(ready_job().values("embed_model")[:1]), Value("")),
+        made_at=Subquery(ready_job().values("finished_at")[:1]),
     )
 
 
@@ -85,12 +79,6 @@ def _out_of_date(scope: Scope) -> QuerySet[Document]:
     return documents
 
 
-def _queueable() -> Q:
-    """The version search serves is the latest, and nothing of the document is in flight."""
-    in_flight = Q(current_job__status__in=IN_FLIGHT_STATUSES)
-    return Q(version=F("ready_version")) & ~in_flight
-
-
 def survey(scope: Scope) -> Survey:
     """Counts of what a run with `scope` would find (a few queries, nothing changed)."""
     result = Survey()
@@ -99,7 +87,7 @@ def survey(scope: Scope) -> Survey:
         result.made_by[row["maker"]] = row["n"]
     result.ready = sum(result.made_by.values())
     stale = _out_of_date(scope)
-    result.to_queue = stale.filter(_queueable()).count()
+    result.to_queue = stale.filter(queueable()).count()
     result.in_flight = stale.filter(current_job__status__in=IN_FLIGHT_STATUSES).count()
     result.newer_not_ready = (
         stale.exclude(current_job__status__in=IN_FLIGHT_STATUSES)
@@ -111,7 +99,7 @@ def survey(scope: Scope) -> Survey:
 
 def next_candidates(scope: Scope, *, limit: int, skip: set[uuid.UUID]) -> list[uuid.UUID]:
     """Up to `limit` documents to queue next, owners taking turns."""
-    return owners_in_turn(_out_of_date(scope).filter(_queueable()), limit=limit, skip=skip)
+    return owners_in_turn(_out_of_date(scope).filter(queueable()), limit=limit, skip=skip)
 
 
 def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
@@ -122,7 +110,7 @@ def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
     with transaction.atomic():
         document = (
             _out_of_date(scope)
-            .filter(_queueable(), id=document_id)
+            .filter(queueable(), id=document_id)
             .select_for_update(of=("self",))
             .first()
         )
@@ -136,7 +124,7 @@ def adopt_unrecorded(scope: Scope) -> int:
     (their jobs ended before it was kept). For a deployment that ran this embedding all
     along and does not want them embedded again. Returns how many jobs were updated."""
     unrecorded = _annotated(scope).filter(Q(made_by=""))
-    latest = Subquery(_ready_job().filter(embed_model="").values("id")[:1])
+    latest = Subquery(ready_job().filter(embed_model="").values("id")[:1])
     with transaction.atomic():
         documents = list(unrecorded.values_list("id", flat=True))
         ids = unrecorded.annotate(job_id=latest).values("job_id")

@@ -41,6 +41,7 @@ from jobs.worker.lease import LeaseKeeper
 from jobs.worker.reconnect import UNREACHABLE, when_database_answers
 from search.embedding import embed
 from search.embedding.signature import current_signature
+from search.pipeline import layout
 from search.pipeline.clean import clean_text
 from search.pipeline.errors import ExtractTimeout, PermanentError, RateLimited, TransientError
 from search.pipeline.extract import Page, pages_to_index, read_document
@@ -397,7 +398,11 @@ def _complete(*, job: Job, total: int, structure: Structure | None) -> None:
         ready = documents().lock_for_completion(document_id=job.document_id)
         signature = current_signature()
         outcome = services.complete_job(
-            job=job, total=total, ready_version=ready, embed_model=signature
+            job=job,
+            total=total,
+            ready_version=ready,
+            embed_model=signature,
+            extracted_by=layout.READER if settings.INGEST_STRUCTURE == "on" else layout.FLAT,
         )
         if outcome == services.Outcome.LOST:
             transaction.set_rollback(True)

@@ -17,3 +17,9 @@ The steps, one module each:
 Like the readers (search/pipeline/reader.py), this parses untrusted bytes unbounded and
 runs only inside the sandboxed child. model.py is a leaf with no PDF library.
 """
+
+# What read a version's text, as its job records it (jobs.models.Job.extracted_by): this
+# reader, by its version, raised when a change is worth reading every document again for
+# (manage.py reprocess extraction); "flat" with INGEST_STRUCTURE off.
+READER = "layout:1"
+FLAT = "flat"
