@@ -27,7 +27,7 @@ from documents.direct import bucket
 from documents.front_door import intake
 from documents.front_door.refusal import Refusal
 from documents.models import Document
-from documents.page import rows
+from documents.page import rows, structure
 from documents.page.socket.url import status_socket_url
 from documents.pending import pending_documents
 from documents.services import deletion, labelling, retries
@@ -271,6 +271,7 @@ def _detail(
         "chunk_count": chunks.count(),
         "ocr": ocr_pages(document_id=document.id, version=shown_version),
         "preview_version": shown_version,
+        "structure": structure.view(document.id, shown_version),
         "preview": "\n\n".join(preview)[:PREVIEW_CHARACTERS],
         "preview_truncated": length > PREVIEW_CHARACTERS,
         "versions": downloads.versions_of(document),
