@@ -31,9 +31,10 @@ from django.db.models.functions import Coalesce
 from documents.models import Document
 from documents.services.processing import adopt_embed_model
 from documents.services.queueing import queue_new_job
-from documents.upkeep.ready import queueable, ready_job
-from documents.upkeep.waves import DONE, owners_in_turn
-from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
+from documents.upkeep import ready
+from documents.upkeep.ready import FAILED, endings_by, queueable, ready_job
+from documents.upkeep.waves import owners_in_turn
+from jobs.models import IN_FLIGHT_STATUSES, Job, Lane
 from jobs.services import record_embed_model
 
 
@@ -134,9 +135,6 @@ def adopt_unrecorded(scope: Scope) -> int:
     return adopted
 
 
-FAILED = "failed"
-
-
 class Reembedding:
     """The re-processing kind (documents/upkeep/waves.py) that embeds documents again."""
 
@@ -167,25 +165,18 @@ class Reembedding:
         """DONE (succeeded, made by the configured embedding), FAILED (failed, or
         cancelled: superseded by a newer upload, or by hand), or the signature of the
         other embedding that made it (a worker with other settings)."""
-        rows = Job.objects.filter(id__in=job_ids).exclude(status__in=IN_FLIGHT_STATUSES)
-        result = {}
-        for job_id, status, made_by in rows.values_list("id", "status", "embed_model"):
-            if status != JobStatus.SUCCEEDED:
-                result[job_id] = FAILED
-            elif made_by == self.scope.target:
-                result[job_id] = DONE
-            else:
-                result[job_id] = made_by or "an unrecorded embedding"
-        return result
+        return endings_by(
+            job_ids,
+            recorded="embed_model",
+            target=self.scope.target,
+            unrecorded="an unrecorded embedding",
+        )
 
     def failed(self, ended: Counter[str]) -> int:
         return ended[FAILED]
 
-    def _others(self, ended: Counter[str]) -> dict[str, int]:
-        return {name: n for name, n in ended.items() if name not in (DONE, FAILED) and n}
-
     def wrong_settings(self, ended: Counter[str]) -> str | None:
-        others = self._others(ended)
+        others = ready.others(ended)
         if not others:
             return None
         return (
@@ -196,7 +187,7 @@ class Reembedding:
 
     def summary(self, ended: Counter[str]) -> list[str]:
         lines = []
-        if others := sum(self._others(ended).values()):
+        if others := sum(ready.others(ended).values()):
             lines.append(f"embedded with other settings: {others}")
         if ended[FAILED]:
             lines.append(

@@ -25,11 +25,10 @@ from django.db.models.functions import Coalesce
 
 from documents.models import Document
 from documents.services.queueing import queue_new_job
-from documents.upkeep.ready import queueable, ready_job
-from documents.upkeep.waves import DONE, owners_in_turn
-from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
-
-FAILED = "failed"
+from documents.upkeep import ready
+from documents.upkeep.ready import FAILED, endings_by, queueable, ready_job
+from documents.upkeep.waves import owners_in_turn
+from jobs.models import IN_FLIGHT_STATUSES, Job, Lane
 
 
 @dataclass(frozen=True)
@@ -118,25 +117,18 @@ class Reextraction:
     def endings(self, job_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
         """DONE (succeeded, read by the target reader), FAILED (failed or cancelled), or
         what else read it (a worker with other settings)."""
-        rows = Job.objects.filter(id__in=job_ids).exclude(status__in=IN_FLIGHT_STATUSES)
-        result = {}
-        for job_id, status, read_by in rows.values_list("id", "status", "extracted_by"):
-            if status != JobStatus.SUCCEEDED:
-                result[job_id] = FAILED
-            elif read_by == self.scope.target:
-                result[job_id] = DONE
-            else:
-                result[job_id] = read_by or "an unrecorded reader"
-        return result
+        return endings_by(
+            job_ids,
+            recorded="extracted_by",
+            target=self.scope.target,
+            unrecorded="an unrecorded reader",
+        )
 
     def failed(self, ended: Counter[str]) -> int:
         return ended[FAILED]
 
-    def _others(self, ended: Counter[str]) -> dict[str, int]:
-        return {name: n for name, n in ended.items() if name not in (DONE, FAILED) and n}
-
     def wrong_settings(self, ended: Counter[str]) -> str | None:
-        others = self._others(ended)
+        others = ready.others(ended)
         if not others:
             return None
         return (
