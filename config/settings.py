@@ -591,9 +591,11 @@ INGEST_EXTRACT_MEMORY_MB = env_int("INGEST_EXTRACT_MEMORY_MB", 1024, minimum=128
 # each retired after this many documents; 0 starts a fresh one for every document.
 INGEST_EXTRACT_POOL_SIZE = env_int("INGEST_EXTRACT_POOL_SIZE", 4, minimum=0)
 INGEST_EXTRACT_POOL_RECYCLE_AFTER = env_int("INGEST_EXTRACT_POOL_RECYCLE_AFTER", 50, minimum=1)
-# What reads a PDF's text: pdfminer.six, or PDFium (faster; search/pipeline/reader_pdfium.py).
-# The worker hands it to the sandboxed child (which loads no settings) in its environment.
-INGEST_EXTRACTOR = env_choice("INGEST_EXTRACTOR", "pdfminer", {"pdfminer", "pdfium"})
+# What reads a PDF's text: PDFium (search/pipeline/reader_pdfium.py: its pass also reads the
+# structure, and hands damaged or scant files to pdfminer.six), or pdfminer.six for every
+# file (the structure then takes a second pass). The worker hands it to the sandboxed child
+# (which loads no settings) in its environment.
+INGEST_EXTRACTOR = env_choice("INGEST_EXTRACTOR", "pdfium", {"pdfminer", "pdfium"})
 # Each version's structure (search/pipeline/layout: blocks in reading order, with their
 # kinds, pages and boxes), read through PDFium; chunks follow it (search/pipeline/structured.py).
 INGEST_STRUCTURE = env_choice("INGEST_STRUCTURE", "on", {"on", "off"})

@@ -37,7 +37,11 @@ HYPHENATED = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
 HEADING_SIZE = 1.15  # times the body's size, at least
 PARAGRAPH_GAP = 0.5  # times the size: more white above a line starts a block
 BOLD_HEADING_CHARS = 120
-LARGE_HEADING_CHARS = 300
+LARGE_HEADING_CHARS = 160
+# A section's number before its heading: "2.", "2.1", "IV.", "A.".
+NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
+# A sentence that ends and another that goes on: a run-in heading and its text.
+RUN_IN = re.compile(r"[.!?]\s+\S")
 
 
 @dataclass
@@ -150,10 +154,14 @@ def block_of(draft: Draft, page: int, body_size: float, page_height: float) -> B
 
 
 def _heading(text: str, size: float, bold: bool, body_size: float) -> bool:
-    """Larger than the body, and short; or bold, shorter still, and no sentence."""
-    if size >= HEADING_SIZE * body_size:
-        return len(text) <= LARGE_HEADING_CHARS
-    return bold and len(text) <= BOLD_HEADING_CHARS and not SENTENCE_END.search(text)
+    """Larger than the body, or bold; short; and not a sentence: a pull quote set large,
+    or a bold label that runs into its paragraph ("Dates. The fair opens..."), is text.
+    A section's number ("2.1", "IV.") is no sentence's end."""
+    larger = size >= HEADING_SIZE * body_size
+    if not (larger or bold) or len(text) > (LARGE_HEADING_CHARS if larger else BOLD_HEADING_CHARS):
+        return False
+    words = NUMBERED.sub("", text)
+    return not SENTENCE_END.search(words) and not RUN_IN.search(words)
 
 
 def style(draft: Draft) -> tuple[float, bool]:

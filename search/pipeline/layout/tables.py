@@ -24,6 +24,9 @@ MIN_ROWS = 2
 UNRULED_MIN_LINES = 3
 CELL_CHARS = 40  # an unruled table's cells average under this many characters
 CELL_WORDS = 5  # and words: lines of prose side by side are not a table
+# Columns of prose: this share of their lines at least FULL_LINE of their column's width.
+FULL_LINE = 0.85
+PROSE_SHARE = 0.5
 LINE_GAP = 1.8  # times the line height: a larger gap ends an unruled table
 
 
@@ -258,8 +261,22 @@ def _aligned(lines: list[Line]) -> Found | None:
     words = sum(len(cell.text.split()) for cell in cells)
     if chars / len(cells) > CELL_CHARS or words / len(cells) > CELL_WORDS:
         return None
+    if _prose(cells, columns):
+        return None
     box = Box.around([cell.box for cell in cells if cell.box is not None])
     return Found(box, _header_row(cells), took)
+
+
+def _prose(cells: Sequence[Cell], columns: Sequence[tuple[float, float]]) -> bool:
+    """Narrow columns of text side by side, not a table: most of their lines fill their
+    column's width (set justified, or ragged close to it), where a table's cells differ."""
+    widths = [x1 - x0 for x0, x1 in columns]
+    full = sum(
+        1
+        for cell in cells
+        if cell.box is not None and cell.box.width >= FULL_LINE * widths[cell.column]
+    )
+    return full >= PROSE_SHARE * len(cells)
 
 
 def _columns(boxes: Sequence[Box]) -> list[tuple[float, float]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.bench.report import RESULTS, code_version, write_section
-from tests.bench.structure import heldout, real
+from tests.bench.structure import heldout, printed, real
 from tests.bench.structure.candidates import CANDIDATES, Reader
 from tests.bench.structure.checks import KINDS, Scored, headings_f1, score
 from tests.bench.structure.corpus import Sample, generated
@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="Write the figures to this file.")
     parser.add_argument("--no-write", action="store_true", help="Leave the results page alone.")
     args = parser.parse_args()
-    samples = generated() + real.tuned()
+    samples = generated() + real.tuned() + printed.tuned()
     if args.save:
         args.save.mkdir(parents=True, exist_ok=True)
         for sample in samples:
@@ -110,8 +110,8 @@ def main() -> None:
             "",
             *table(held),
             "",
-            f"Tuning set (generated with fpdf2, and one real paper): {len(samples)} "
-            f"documents, {pages} pages, {checks} checks.",
+            "Tuning set (generated with fpdf2, printed by Chromium, and one real paper): "
+            f"{len(samples)} documents, {pages} pages, {checks} checks.",
             "",
             *table(results),
         ]

@@ -175,3 +175,27 @@ def test_a_passage_is_on_the_lines_it_overlaps(read):
 def test_the_structure_comes_back_the_same_through_its_dict(read):
     for structure in read.values():
         assert Structure.from_dict(structure.as_dict()).as_dict() == structure.as_dict()
+
+
+def printed_sample(name: str) -> Structure:
+    from tests.bench.structure import printed
+
+    [sample] = [s for s in printed.tuned() if s.name.endswith(name)]
+    return read_structure(sample.pdf, max_pages=20)
+
+
+def test_three_narrow_columns_of_prose_are_read_as_text_not_as_a_table():
+    observatory = printed_sample("observatory")
+    headings = {(b.text, b.level) for b in kinds(observatory, "heading")}
+
+    assert not [b for b in kinds(observatory, "table") if b.page == 1]
+    assert {("Jupiter at opposition", 2), ("The Sun", 2), ("A faint comet", 2)} <= headings
+
+
+def test_a_pull_quote_set_large_and_a_run_in_label_are_not_headings():
+    guild = printed_sample("guild")
+    headings = [b.text for b in guild.blocks if b.kind in ("title", "heading")]
+
+    assert "1 About the Guild" in headings
+    assert not [text for text in headings if text.startswith("Bread is the first thing")]
+    assert not [text for text in headings if ". " in text]
