@@ -4,12 +4,18 @@ one paragraph a page, by pdfminer.six or by PDFium, as INGEST_EXTRACTOR chooses.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from search.pipeline.clean import clean_text
 from search.pipeline.reader import read_pdf
 from tests.bench.structure.checks import Block
+
+if TYPE_CHECKING:
+    from search.pipeline.layout.model import Structure
+    from search.pipeline.ocr import Engine
 
 Reader = Callable[[bytes], list[Block]]
 
@@ -32,9 +38,8 @@ CANDIDATES: dict[str, Reader] = {
 
 
 def structured(pdf: bytes) -> list[Block]:
-    """Ours: search/pipeline/layout, on PDFium's character boxes."""
-    from search.pipeline.layout.document import read_structure
-
+    """Ours: search/pipeline/layout, on PDFium's character boxes; a page with no text is
+    read by OCR, from Tesseract's words and their boxes, as the service's OCR lane does."""
     return [
         Block(
             block.kind,
@@ -43,8 +48,38 @@ def structured(pdf: bytes) -> list[Block]:
             block.level,
             tuple(tuple(row) for row in block.rows()),
         )
-        for block in read_structure(pdf, max_pages=1000).blocks
+        for block in _with_ocr(pdf).blocks
     ]
+
+
+def _with_ocr(pdf: bytes) -> Structure:
+    import pypdfium2  # type: ignore[import-untyped]
+
+    from search.pipeline.layout.document import structure
+    from search.pipeline.layout.glyphs import read_ink
+    from search.pipeline.ocr import render
+    from search.pipeline.page import OcrOrder
+
+    document = pypdfium2.PdfDocument(pdf)
+    inks = []
+    for index in range(len(document)):
+        page = document[index]
+        ink = read_ink(page)
+        page.close()
+        if not ink.spans:
+            scanned = _engine().read(render(document, index, OcrOrder(mode="read")))
+            ink = scanned.ink or ink
+        inks.append(ink)
+    document.close()
+    return structure(inks)
+
+
+@functools.cache
+def _engine() -> Engine:
+    from config.common.tessdata import default_tessdata
+    from search.pipeline.ocr import Engine
+
+    return Engine("eng", default_tessdata())
 
 
 def plumbed(pdf: bytes) -> list[Block]:

@@ -11,15 +11,20 @@ same files. Each document shows one thing a flat reading gets wrong:
 - tables: a ruled and an unruled table, each under its caption;
 - long_table: a ruled table over two pages, its header row repeated;
 - footnotes: a footnote under the paragraph that calls it;
-- line_numbers: a numbered draft, with a printer's mark in the margin.
+- line_numbers: a numbered draft, with a printer's mark in the margin;
+- landscape, sideways: the two columns on a landscape page stored turned (it shows
+  upright), and shown a quarter turn (its text runs up the page);
+- scanned: the report's first page as an image, no text layer (a reader needs OCR).
 """
 
 from __future__ import annotations
 
+import io
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import pypdfium2  # type: ignore[import-untyped]
 from fpdf import FPDF
 from fpdf.fonts import FontFace
 
@@ -100,6 +105,7 @@ class Sample:
     pdf: bytes
     pages: int
     checks: list[Check]
+    born_digital: bool = True  # False: a scan; its reading time is OCR's, not counted
 
 
 class Paper(FPDF):
@@ -334,7 +340,65 @@ def line_numbers() -> Sample:
     return Sample("line_numbers", pdf.done(), pdf.page_no(), checks)
 
 
-MAKERS: list[Callable[[], Sample]] = [report, columns, tables, long_table, footnotes, line_numbers]
+def _turned(pdf: bytes, rotation: int, *, landscape: bool) -> bytes:
+    """The PDF's first page shown turned `rotation` degrees clockwise; `landscape`: its
+    content stored a quarter turn back on a landscape media box (how a landscape page is
+    often made), so that it shows upright."""
+    document = pypdfium2.PdfDocument(pdf)
+    page = document[0]
+    width, height = page.get_size()
+    if landscape:
+        for obj in list(page.get_objects()):
+            obj.transform(pypdfium2.PdfMatrix(0, 1, -1, 0, height, 0))
+        page.gen_content()
+        page.set_mediabox(0, 0, height, width)
+    page.set_rotation(rotation)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def landscape() -> Sample:
+    """The two columns on a landscape media box, stored turned with its rotation said: it
+    shows upright."""
+    upright = columns()
+    return Sample("landscape", _turned(upright.pdf, 90, landscape=True), 1, upright.checks)
+
+
+def sideways() -> Sample:
+    """The two columns shown turned a quarter: the text runs up the page."""
+    upright = columns()
+    return Sample("sideways", _turned(upright.pdf, 270, landscape=False), 1, upright.checks)
+
+
+def scanned() -> Sample:
+    """The report's first page as a scanner makes it: an image at 200 dpi, no text layer."""
+    source = pypdfium2.PdfDocument(report().pdf)
+    image = source[0].render(scale=200 / 72, grayscale=True).to_pil()
+    out = io.BytesIO()
+    image.save(out, format="PDF", resolution=200)
+    first, second = paragraph(1), paragraph(2)
+    checks: list[Check] = [
+        Heading("Annual Report 2025", 0),
+        Present(first),
+        Present(second),
+        Before(first, second),
+        Before("Annual Report 2025", first),
+    ]
+    return Sample("scanned", out.getvalue(), 1, checks, born_digital=False)
+
+
+MAKERS: list[Callable[[], Sample]] = [
+    report,
+    columns,
+    tables,
+    long_table,
+    footnotes,
+    line_numbers,
+    landscape,
+    sideways,
+    scanned,
+]
 
 
 def generated() -> list[Sample]:
