@@ -199,3 +199,17 @@ def test_a_pull_quote_set_large_and_a_run_in_label_are_not_headings():
     assert "1 About the Guild" in headings
     assert not [text for text in headings if text.startswith("Bread is the first thing")]
     assert not [text for text in headings if ". " in text]
+
+
+def test_boxes_are_measured_from_the_crop_boxs_corner(read):
+    document = pypdfium2.PdfDocument(corpus.columns().pdf)
+    document[0].set_cropbox(40, 100, 560, 800)  # left, bottom, right, top in PDF space
+    cropped = io.BytesIO()
+    document.save(cropped)
+    structure = read_structure(cropped.getvalue(), max_pages=1)
+    [title] = kinds(structure, "title")
+    [was] = kinds(read["columns"], "title")
+
+    assert (structure.pages[0].width, structure.pages[0].height) == (520, 700)
+    assert title.box.x0 == pytest.approx(was.box.x0 - 40, abs=0.2)
+    assert title.box.y0 == pytest.approx(was.box.y0 - (841.89 - 800), abs=0.2)
