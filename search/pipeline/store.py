@@ -77,13 +77,20 @@ def delete_chunks_of_version(*, document_id: uuid.UUID, version: int) -> int:
 def delete_chunks_of_versions(versions: Collection[tuple[uuid.UUID, int]]) -> int:
     """Discard the chunks of these (document, version) pairs (versions retention prunes),
     in one statement however many pairs."""
+    return _delete_versions(Chunk._meta.db_table, versions)
+
+
+def _delete_versions(table: str, versions: Collection[tuple[uuid.UUID, int]]) -> int:
+    """Delete the rows of `table` (search_chunk, search_block, ...) of these (document,
+    version) pairs in one statement; how many."""
     if not versions:
         return 0
     documents, numbers = zip(*versions, strict=True)
     with connection.cursor() as cursor:
         cursor.execute(
-            "DELETE FROM search_chunk c USING unnest(%s::uuid[], %s::int[]) "
-            "AS v(document, version) WHERE c.document_id = v.document AND c.version = v.version",
+            f"DELETE FROM {table} t USING unnest(%s::uuid[], %s::int[]) "
+            "AS v(document, version) "
+            "WHERE t.document_id = v.document AND t.version = v.version",
             [list(documents), list(numbers)],
         )
         return cursor.rowcount
@@ -204,17 +211,5 @@ def delete_structure_of_version(*, document_id: uuid.UUID, version: int) -> None
 def delete_structure_of_versions(versions: Collection[tuple[uuid.UUID, int]]) -> int:
     """Discard the pages and blocks of these (document, version) pairs (versions
     retention prunes), one statement a table; the blocks deleted."""
-    if not versions:
-        return 0
-    documents, numbers = zip(*versions, strict=True)
-    deleted = 0
-    with connection.cursor() as cursor:
-        for table in (DocumentPage._meta.db_table, Block._meta.db_table):
-            cursor.execute(
-                f"DELETE FROM {table} t USING unnest(%s::uuid[], %s::int[]) "
-                "AS v(document, version) "
-                "WHERE t.document_id = v.document AND t.version = v.version",
-                [list(documents), list(numbers)],
-            )
-            deleted = cursor.rowcount
-    return deleted
+    _delete_versions(DocumentPage._meta.db_table, versions)
+    return _delete_versions(Block._meta.db_table, versions)

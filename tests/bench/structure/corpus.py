@@ -340,7 +340,7 @@ def line_numbers() -> Sample:
     return Sample("line_numbers", pdf.done(), pdf.page_no(), checks)
 
 
-def _turned(pdf: bytes, rotation: int, *, landscape: bool) -> bytes:
+def turned(pdf: bytes, rotation: int, *, landscape: bool = False) -> bytes:
     """The PDF's first page shown turned `rotation` degrees clockwise; `landscape`: its
     content stored a quarter turn back on a landscape media box (how a landscape page is
     often made), so that it shows upright."""
@@ -362,13 +362,13 @@ def landscape() -> Sample:
     """The two columns on a landscape media box, stored turned with its rotation said: it
     shows upright."""
     upright = columns()
-    return Sample("landscape", _turned(upright.pdf, 90, landscape=True), 1, upright.checks)
+    return Sample("landscape", turned(upright.pdf, 90, landscape=True), 1, upright.checks)
 
 
 def sideways() -> Sample:
     """The two columns shown turned a quarter: the text runs up the page."""
     upright = columns()
-    return Sample("sideways", _turned(upright.pdf, 270, landscape=False), 1, upright.checks)
+    return Sample("sideways", turned(upright.pdf, 270, landscape=False), 1, upright.checks)
 
 
 def scanned() -> Sample:

@@ -116,24 +116,6 @@ def test_boxes_are_in_points_from_the_shown_pages_top_left_corner(read):
     assert 0 < title.box.x0 < title.box.x1 < report.pages[0].width
 
 
-def turned(pdf: bytes, rotation: int, *, landscape: bool = False) -> bytes:
-    """The PDF's first page shown turned by `rotation` degrees clockwise; `landscape`:
-    its content stored turned a quarter turn back on a landscape media box, as a landscape
-    page is often made, so that it shows upright."""
-    document = pypdfium2.PdfDocument(pdf)
-    page = document[0]
-    width, height = page.get_size()
-    if landscape:
-        for obj in list(page.get_objects()):
-            obj.transform(pypdfium2.PdfMatrix(0, 1, -1, 0, height, 0))
-        page.gen_content()
-        page.set_mediabox(0, 0, height, width)
-    page.set_rotation(rotation)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
-
-
 @pytest.mark.parametrize(
     ("rotation", "landscape", "sideways"),
     [(90, False, True), (180, False, False), (270, False, True), (90, True, False)],
@@ -143,7 +125,7 @@ def test_a_turned_page_reads_as_upright_and_its_boxes_are_where_it_shows_them(
 ):
     upright = read["columns"]
     structure = read_structure(
-        turned(corpus.columns().pdf, rotation, landscape=landscape), max_pages=1
+        corpus.turned(corpus.columns().pdf, rotation, landscape=landscape), max_pages=1
     )
     [title] = kinds(structure, "title")
     [was] = kinds(upright, "title")
