@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
-from search.pipeline.layout import model as layout
+from search import block_kinds
 
 
 class Chunk(models.Model):
@@ -112,7 +112,7 @@ class Block(models.Model):
     version = models.PositiveIntegerField()
     index = models.PositiveIntegerField(help_text="Its place in reading order, from 0.")
     page = models.PositiveIntegerField(help_text="1-based page it starts on.")
-    kind = models.CharField(max_length=16, choices=[(kind, kind) for kind in layout.KINDS])
+    kind = models.CharField(max_length=16, choices=[(kind, kind) for kind in block_kinds.KINDS])
     level = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="A heading's: 1 for a top section; a title's is 0."
     )

@@ -9,26 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# The kinds of block. Furniture is kept in the model, and left out of chunks and search.
-TITLE, HEADING, PARAGRAPH, LIST_ITEM = "title", "heading", "paragraph", "list_item"
-TABLE, CAPTION, FOOTNOTE, FIGURE = "table", "caption", "footnote", "figure"
-PAGE_HEADER, PAGE_FOOTER, PAGE_NUMBER = "page_header", "page_footer", "page_number"
-LINE_NUMBER, MARK = "line_number", "mark"
-FURNITURE = frozenset({PAGE_HEADER, PAGE_FOOTER, PAGE_NUMBER, LINE_NUMBER, MARK})
-KINDS = (
-    TITLE,
-    HEADING,
-    PARAGRAPH,
-    LIST_ITEM,
-    TABLE,
+from search.block_kinds import (  # noqa: F401 - the kinds, as the model's own names
     CAPTION,
-    FOOTNOTE,
     FIGURE,
-    PAGE_HEADER,
-    PAGE_FOOTER,
-    PAGE_NUMBER,
+    FOOTNOTE,
+    FURNITURE,
+    HEADING,
+    KINDS,
     LINE_NUMBER,
+    LIST_ITEM,
     MARK,
+    PAGE_FOOTER,
+    PAGE_HEADER,
+    PAGE_NUMBER,
+    PARAGRAPH,
+    TABLE,
+    TITLE,
 )
 
 
