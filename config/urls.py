@@ -74,6 +74,11 @@ urlpatterns = [
         DownloadWithoutSlash.as_view({"get": "file"}),
         name="document-file-no-slash",
     ),
+    path(
+        "api/documents/<uuid:pk>/content",
+        DownloadWithoutSlash.as_view({"get": "content"}),
+        name="document-content-no-slash",
+    ),
     # Last: any other path under /api/ (an unknown endpoint, an id that is not a UUID, a
     # missing final slash) answers JSON with a code, not Django's HTML page or redirect.
     re_path(r"^api(?:/[\s\S]*)?\Z", NoSuchEndpoint.as_view(), name="api-not-found"),

@@ -320,3 +320,64 @@ download = extend_schema(
         ),
     },
 )
+
+
+content = extend_schema(
+    summary="A version's content: Markdown, the document model as JSON, or text",
+    description=(
+        "The text of the version search serves (or `version`), as read with its structure "
+        "(docs: A document's structure), streamed. `format=markdown` (the default): "
+        "headings as `#`, tables as Markdown (HTML where a cell spans rows or columns), "
+        "captions in italics, a `<!-- page N -->` line where each page starts; page "
+        "furniture (running headers and footers, page numbers, line numbers, margin marks) "
+        "left out. `format=json`: the document model, `pages` (number, width and height in "
+        "points as shown, source, confidence) and `blocks` in reading order (index, kind, "
+        "text, page, box `[x0, y0, x1, y1]` in points from the shown page's top-left "
+        "corner, level, table cells, parts on other pages, lines with their offsets, "
+        "source, confidence), furniture included with its kind. `format=text`: the text "
+        "alone, tables as tab-separated rows. The `ETag` names the reading: send it as "
+        "`If-None-Match` to get 304 while it has not changed."
+    ),
+    parameters=[
+        OpenApiParameter(
+            "format",
+            OpenApiTypes.STR,
+            enum=["markdown", "json", "text"],
+            description="markdown (default), json or text.",
+        ),
+        OpenApiParameter(
+            "version",
+            OpenApiTypes.INT,
+            description="Which version (1, 2, ...); the one search serves when left out.",
+        ),
+        OpenApiParameter(
+            "If-None-Match",
+            OpenApiTypes.STR,
+            location=OpenApiParameter.HEADER,
+            description="The ETag of an earlier answer: 304 when the content is the same.",
+        ),
+    ],
+    responses={
+        (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, "The content as Markdown."),
+        (200, "application/json"): OpenApiResponse(
+            OpenApiTypes.OBJECT, "The document model: pages and blocks."
+        ),
+        (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, "The text alone."),
+        304: OpenApiResponse(description="Not modified since the ETag sent."),
+        400: OpenApiResponse(RefusalOut, "A `format` or `version` that is not one (`invalid`)."),
+        404: OpenApiResponse(
+            RefusalOut,
+            "No such document of yours (`not_found`), or no such version (`version_not_found`).",
+        ),
+        409: OpenApiResponse(
+            RefusalOut,
+            "No version ready yet, or the one asked for is still processing (`not_ready`); "
+            "or read before documents kept their structure (`no_structure`).",
+        ),
+        410: OpenApiResponse(
+            RefusalOut,
+            "A version replaced by a newer one: its content went with it (`version_pruned`); "
+            "its file can still be downloaded.",
+        ),
+    },
+)

@@ -5,6 +5,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from django.conf import settings
+from django.http import HttpResponseNotModified, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from rest_framework import status, viewsets
@@ -19,6 +20,7 @@ from config.accounts.authentication import signed_in_user
 from config.http.api_errors import Refused
 from config.http.pagination import NewestFirst
 from config.http.session_auth import enforce_deferred_csrf
+from documents import content as contents
 from documents import downloads, labels
 from documents.api import docs
 from documents.api.serializers import DocumentDetailOut, DocumentOut, DocumentPatchIn
@@ -151,7 +153,8 @@ class DocumentViewSet(viewsets.GenericViewSet):
     ) -> tuple[BaseRenderer, str]:
         # A download answers with the file itself, whatever Accept says (application/pdf
         # names no renderer); its errors are JSON.
-        return super().perform_content_negotiation(request, force=force or self.action == "file")
+        forced = force or self.action in ("file", "content")
+        return super().perform_content_negotiation(request, force=forced)
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, Refusal):
@@ -217,6 +220,34 @@ class DocumentViewSet(viewsets.GenericViewSet):
             )
             refused.content_range = f"bytes */{exc.args[0]}"
             raise refused from exc
+
+    @docs.content
+    @action(detail=True, methods=["get"])
+    def content(self, request: Request, pk: uuid.UUID) -> HttpResponseBase:
+        """The version's content, streamed (documents/content.py)."""
+        document = self.get_object()  # 404 for another owner's document
+        wanted = request.query_params.get("format") or "markdown"
+        if wanted not in contents.FORMATS:
+            raise ValidationError({"format": f"Use one of: {', '.join(contents.FORMATS)}."})
+        number = _version(request)
+        if number is not None and not 1 <= number <= document.version:
+            raise Refused(
+                status_code=404,
+                code="version_not_found",
+                detail=f"This document has versions 1 to {document.version}; "
+                f"there is no version {number}.",
+            )
+        found = _servable(document, number)
+        etag = found.etag(wanted)
+        if etag in request.headers.get("If-None-Match", ""):
+            answer: HttpResponseBase = HttpResponseNotModified()
+        else:
+            answer = StreamingHttpResponse(
+                contents.stream(found, wanted), content_type=contents.FORMATS[wanted]
+            )
+        answer["ETag"] = etag
+        answer["Cache-Control"] = "private, no-cache"
+        return answer
 
     # ------------------------------------------------------------------ writes
 
@@ -343,6 +374,34 @@ def _labels(request: Request) -> intake.Labels:
     )
 
 
+def _servable(document: Document, number: int | None) -> contents.Content:
+    """What of the version can be served, or the refusal that says why not."""
+    try:
+        return contents.content_of(document, number)
+    except contents.NotReady as exc:
+        raise Refused(
+            status_code=409,
+            code="not_ready",
+            detail=f"Version {exc.args[0]} is not ready yet: its content can be read once "
+            "its job succeeds (its status_url says when).",
+        ) from exc
+    except contents.Replaced as exc:
+        old, ready = exc.args
+        raise Refused(
+            status_code=410,
+            code="version_pruned",
+            detail=f"Version {old}'s content was removed when version {ready} became ready; "
+            f"its file can still be downloaded (file?version={old}).",
+        ) from exc
+    except contents.NoStructure as exc:
+        raise Refused(
+            status_code=409,
+            code="no_structure",
+            detail=f"Version {exc.args[0]} was read before documents kept their structure. "
+            "An operator gives it one with manage.py reprocess extraction.",
+        ) from exc
+
+
 def _version(request: Request) -> int | None:
     """The `version` query parameter: None when absent (the latest)."""
     raw = request.query_params.get("version")
@@ -410,7 +469,8 @@ def _location(body: dict) -> dict[str, str]:
 
 
 class DownloadWithoutSlash(DocumentViewSet):
-    """`GET /api/documents/{id}/file?version=N` as integrators write it: the download
-    without the router's final slash. Left out of the schema, which lists `file/`."""
+    """`GET /api/documents/{id}/file?version=N` and `.../content` as integrators write
+    them: without the router's final slash. Left out of the schema, which lists `file/`
+    and `content/`."""
 
     schema = None

@@ -230,6 +230,11 @@ def _spanned(cells: Sequence[Cell]) -> bool:
     return any(cell.rows > 1 or cell.columns > 1 for cell in cells)
 
 
+def table_markdown(cells: Sequence[Cell]) -> str:
+    """A table's cells as Markdown, or HTML when a cell spans rows or columns."""
+    return _html(cells) if _spanned(cells) else _markdown_rows(_grid(cells))
+
+
 def _markdown(cells: Sequence[Cell]) -> str:
     return _markdown_rows(_grid(cells))
 

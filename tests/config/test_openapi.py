@@ -14,6 +14,7 @@ def test_the_schema_lists_every_endpoint_with_its_errors(client):
     assert set(schema["paths"]) == {
         "/api/documents/",
         "/api/documents/{id}/",
+        "/api/documents/{id}/content/",
         "/api/documents/{id}/file/",
         "/api/documents/{id}/retry/",
         "/api/documents/{id}/versions/",
@@ -31,6 +32,11 @@ def test_the_schema_lists_every_endpoint_with_its_errors(client):
     assert "multipart/form-data" in upload["requestBody"]["content"]
     assert "examples" in upload["responses"]["503"]["content"]["application/json"]
     assert "409" in schema["paths"]["/api/documents/{id}/retry/"]["post"]["responses"]
+    content = schema["paths"]["/api/documents/{id}/content/"]["get"]
+    assert {"200", "304", "400", "404", "409", "410"} <= set(content["responses"])
+    assert {"text/markdown", "application/json", "text/plain"} <= set(
+        content["responses"]["200"]["content"]
+    )
 
 
 def test_the_interactive_docs_use_only_local_assets(client):
