@@ -184,12 +184,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             stored = downloads.stored_version(document, _version(request))
             return downloads.answer(stored, request.headers)
         except downloads.NoSuchVersion as exc:
-            raise Refused(
-                status_code=404,
-                code="version_not_found",
-                detail=f"This document has versions 1 to {document.version}; "
-                f"there is no version {exc.args[0]}.",
-            ) from exc
+            raise _no_such_version(document, exc.args[0]) from exc
         except downloads.VersionPruned as exc:
             raise Refused(
                 status_code=410,
@@ -231,12 +226,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             raise ValidationError({"format": f"Use one of: {', '.join(contents.FORMATS)}."})
         number = _version(request)
         if number is not None and not 1 <= number <= document.version:
-            raise Refused(
-                status_code=404,
-                code="version_not_found",
-                detail=f"This document has versions 1 to {document.version}; "
-                f"there is no version {number}.",
-            )
+            raise _no_such_version(document, number)
         found = _servable(document, number)
         etag = found.etag(wanted)
         if etag in request.headers.get("If-None-Match", ""):
@@ -371,6 +361,14 @@ def _labels(request: Request) -> intake.Labels:
     return intake.Labels(
         tags=labels.clean_tags(sent_tags) if sent_tags else [],
         metadata=labels.metadata_from_form(request.POST.getlist("metadata")),
+    )
+
+
+def _no_such_version(document: Document, number: object) -> Refused:
+    return Refused(
+        status_code=404,
+        code="version_not_found",
+        detail=f"This document has versions 1 to {document.version}; there is no version {number}.",
     )
 
 

@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from search.models import Block
-from search.pipeline.layout.model import FURNITURE, HEADING, TABLE, TITLE
+from search.pipeline.layout.model import FURNITURE, HEADING, TABLE, TITLE, Cell, grid
 
 # The text view shows blocks until about this many characters.
 TEXT_CHARACTERS = 6000
@@ -90,11 +90,4 @@ def _shown(row: dict) -> Shown:
 
 
 def _rows(cells: list[dict]) -> list[list[str]]:
-    if not cells:
-        return []
-    width = max(cell["column"] + cell.get("columns", 1) for cell in cells)
-    height = max(cell["row"] + cell.get("rows", 1) for cell in cells)
-    grid = [[""] * width for _ in range(height)]
-    for cell in cells:
-        grid[cell["row"]][cell["column"]] = cell["text"]
-    return grid
+    return grid([Cell.from_dict(cell) for cell in cells])

@@ -31,6 +31,7 @@ from search.pipeline.layout.model import (
     Box,
     Cell,
     Structure,
+    grid,
 )
 from search.pipeline.split import Piece, split_spans
 
@@ -179,7 +180,7 @@ def _whole(blocks: list[Block]) -> Where:
 
 def _table_unit(table: Block, caption: Block | None) -> _Unit:
     blocks = [caption, table] if caption else [table]
-    text = _markdown(table.cells) if not _spanned(table.cells) else _html(table.cells)
+    text = table_markdown(table.cells)
     if caption is not None:
         text = f"{caption.text}\n\n{text}"
     return _Unit(text, blocks, table=table, caption=caption)
@@ -190,7 +191,7 @@ def _table_pieces(unit: _Unit, size: int) -> Iterator[tuple[str, Where]]:
     with where its rows are."""
     table = unit.table
     assert table is not None
-    rows = _grid(table.cells)
+    rows = grid(table.cells)
     render = _html_rows if _spanned(table.cells) else _markdown_rows
     head = f"{unit.caption.text}\n\n" if unit.caption else ""
     caption = unit.caption.where() if unit.caption else []
@@ -217,26 +218,13 @@ def _rows_where(table: Block, rows: list[int]) -> Where:
     return sorted(boxes.items()) or [(table.page, table.box)]
 
 
-def _grid(cells: Sequence[Cell]) -> list[list[str]]:
-    width = max((c.column + c.columns for c in cells), default=0)
-    height = max((c.row + c.rows for c in cells), default=0)
-    grid = [[""] * width for _ in range(height)]
-    for cell in cells:
-        grid[cell.row][cell.column] = cell.text
-    return grid
-
-
 def _spanned(cells: Sequence[Cell]) -> bool:
     return any(cell.rows > 1 or cell.columns > 1 for cell in cells)
 
 
 def table_markdown(cells: Sequence[Cell]) -> str:
     """A table's cells as Markdown, or HTML when a cell spans rows or columns."""
-    return _html(cells) if _spanned(cells) else _markdown_rows(_grid(cells))
-
-
-def _markdown(cells: Sequence[Cell]) -> str:
-    return _markdown_rows(_grid(cells))
+    return _html(cells) if _spanned(cells) else _markdown_rows(grid(cells))
 
 
 def _markdown_rows(rows: list[list[str]]) -> str:

@@ -7,6 +7,7 @@ to draw a highlight. A leaf: it imports no PDF library, so the worker reads it t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from search.block_kinds import (  # noqa: F401 - the kinds, as the model's own names
@@ -140,6 +141,16 @@ class Cell:
         )
 
 
+def grid(cells: Sequence[Cell]) -> list[list[str]]:
+    """Cells' texts, row by row: a spanned cell's text in its first slot, "" elsewhere."""
+    width = max((cell.column + cell.columns for cell in cells), default=0)
+    height = max((cell.row + cell.rows for cell in cells), default=0)
+    rows = [[""] * width for _ in range(height)]
+    for cell in cells:
+        rows[cell.row][cell.column] = cell.text
+    return rows
+
+
 @dataclass(frozen=True)
 class Line:
     """Where a line of a block's text is: its page, its box, and the offset in the block's
@@ -172,14 +183,7 @@ class Block:
 
     def rows(self) -> list[list[str]]:
         """A table's cell texts, row by row (a spanned cell's text in its first slot)."""
-        if not self.cells:
-            return []
-        width = max(cell.column + cell.columns for cell in self.cells)
-        height = max(cell.row + cell.rows for cell in self.cells)
-        grid = [[""] * width for _ in range(height)]
-        for cell in self.cells:
-            grid[cell.row][cell.column] = cell.text
-        return grid
+        return grid(self.cells)
 
     def as_dict(self) -> dict:
         found: dict = {"kind": self.kind, "text": self.text, "page": self.page}
