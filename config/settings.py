@@ -13,6 +13,7 @@ import secrets
 import sys
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF
@@ -29,7 +30,7 @@ from config.common.env import (
     env_optional_float,
     env_str,
 )
-from config.common.roles import process_role
+from config.common.roles import own_database_variable, process_role
 from config.common.tessdata import default_tessdata, languages
 from config.tooling import embedded
 
@@ -168,7 +169,16 @@ TEMPLATES = [
 
 # Unset: where the embedded services listen (or will, once `manage.py embedded start` has
 # run); working that out reads their files under var/ and starts nothing.
-DATABASE_URL = env_str("DATABASE_URL") or embedded.postgres_url(DATA_DIR / "pg")
+# A process line may have a database URL of its own (WEB_DATABASE_URL, WS_, WORKER_,
+# SWEEPER_, RELEASE_): with PgBouncer, a database name per line gives each line a pool of
+# its own, so that no line can take the others' server connections (many-machines.md).
+PROCESS_ROLE = process_role(sys.argv)
+OWN_DATABASE_VARIABLE = own_database_variable(PROCESS_ROLE)
+DATABASE_URL = (
+    (os.environ.get(OWN_DATABASE_VARIABLE, "") if OWN_DATABASE_VARIABLE else "")
+    or env_str("DATABASE_URL")
+    or embedded.postgres_url(DATA_DIR / "pg")
+)
 REDIS_URL = env_str("REDIS_URL") or embedded.redis_url(DATA_DIR / "redis")
 
 DATABASES = {
@@ -182,7 +192,7 @@ DATABASES = {
 # pg_stat_activity, and PgBouncer's SHOW CLIENTS, say who holds which connection.
 DATABASES["default"]["OPTIONS"] = {
     **DATABASES["default"].get("OPTIONS", {}),
-    "application_name": process_role(sys.argv),
+    "application_name": PROCESS_ROLE,
 }
 # `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer's pool_mode =
 # transaction), where each transaction may run on another server connection. Nothing of
@@ -239,6 +249,8 @@ DRAMATIQ_BROKER = {
         # Each worker process's row in ops_workerprocess (threads, last beat) for /metrics
         # and the ops dashboard.
         "jobs.worker.heartbeat.WorkerHeartbeat",
+        # Each worker process builds its S3 client as it boots, not in its first job.
+        "config.common.s3.WarmStorage",
         # Workers give their own session (autogroup) their nice value: see jobs/worker/priority.py.
         "jobs.worker.priority.YieldToWeb",
         # WORKER_METRICS_PORT: a worker machine's counters served by one of its workers.
@@ -305,7 +317,8 @@ def _s3_storage(bucket: str, optional: dict[str, str]) -> dict[str, object]:
         "signature_version": "s3v4",
         **{name: value for name, value in optional.items() if value},
     }
-    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+    # django-storages' S3Storage, with one boto3 client per process (config/common/s3.py).
+    return {"BACKEND": "config.common.s3.SharedClientS3Storage", "OPTIONS": options}
 
 
 # Uploads go to MEDIA_ROOT, or to an S3 bucket when INGEST_S3_BUCKET is set.
@@ -323,6 +336,10 @@ STORAGES = {
 INGEST_S3_DOWNLOAD_REDIRECT_SECONDS = env_int("INGEST_S3_DOWNLOAD_REDIRECT_SECONDS", 0, minimum=0)
 if INGEST_S3_DOWNLOAD_REDIRECT_SECONDS > 7 * 24 * 3600:  # SigV4's longest signature
     raise ConfigurationError("INGEST_S3_DOWNLOAD_REDIRECT_SECONDS must be at most 604800 (7 days)")
+# Pages drawn for GET /api/documents/{id}/pages/{n}.png, kept on each web host's disk up
+# to this many MB in all (documents/page_cache.py); 0 keeps none.
+INGEST_PAGE_IMAGE_CACHE_MB = env_int("INGEST_PAGE_IMAGE_CACHE_MB", 512, minimum=0)
+PAGE_IMAGE_CACHE_DIR = DATA_DIR / "cache" / "page-images"
 # Uploads larger than this go to a temporary file instead of memory; on the same disk as
 # MEDIA_ROOT by default, so storing it is a rename, not a copy.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
@@ -456,6 +473,9 @@ INGEST_PAGE_POLL_SECONDS = env_int("INGEST_PAGE_POLL_SECONDS", 3, minimum=1)
 # --------------------------------------------------------------------------- accept path
 
 INGEST_MAX_UPLOAD_BYTES = env_int("INGEST_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
+# Web pages, Markdown and plain text are read whole, and 16 MiB of text is some 8,000
+# pages: a larger one is refused as it streams in (413 `too_large`).
+INGEST_MAX_TEXT_BYTES = env_int("INGEST_MAX_TEXT_BYTES", 16 * 1024 * 1024, minimum=1)
 # Direct uploads (documents/direct/): the browser or the client sends the bytes straight
 # to the bucket, so these limits are the bucket's, not the web process's.
 INGEST_MAX_DIRECT_UPLOAD_BYTES = env_int("INGEST_MAX_DIRECT_UPLOAD_BYTES", 5 * 1024**3, minimum=1)
@@ -528,7 +548,7 @@ INGEST_MAX_RUNNING_PER_USER = env_int("INGEST_MAX_RUNNING_PER_USER", 0, minimum=
 
 # --------------------------------------------------------------------------- pipeline
 
-# Embeddings (search/embedding/): `openai` when an API key is configured, else `hashing`.
+# Embeddings (search/embedding/): `openai` when an API key is configured, else `local`.
 OPENAI_API_KEY = env_str("OPENAI_API_KEY").strip()
 # Any OpenAI-compatible server (vLLM, Ollama, TEI, ...); None lets the client use OpenAI's.
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL") or None
@@ -537,12 +557,16 @@ EMBED_PROVIDERS = {"hashing", "openai", "local"}
 INGEST_EMBEDDINGS = env_choice("INGEST_EMBEDDINGS", "", EMBED_PROVIDERS | {""})
 INGEST_EMBED_PROVIDER = env_choice(
     "INGEST_EMBED_PROVIDER",
-    INGEST_EMBEDDINGS or ("openai" if OPENAI_API_KEY else "hashing"),
+    INGEST_EMBEDDINGS or ("openai" if OPENAI_API_KEY else "local"),
     EMBED_PROVIDERS,
 )
-# The `local` provider (search/embedding/local_provider.py): a sentence-transformers model,
-# by name or path, and the torch threads it may use.
-INGEST_LOCAL_MODEL = env_str("INGEST_LOCAL_MODEL", "all-MiniLM-L6-v2").strip() or "all-MiniLM-L6-v2"
+# The `local` provider (search/embedding/local_provider.py): an ONNX model, the packaged one
+# or a directory; whether its weight products are computed in int8 or fp32; and the threads
+# it may use in each process.
+INGEST_LOCAL_MODEL = (
+    env_str("INGEST_LOCAL_MODEL", "all-MiniLM-L6-v2-int8").strip() or "all-MiniLM-L6-v2-int8"
+)
+INGEST_LOCAL_PRECISION = env_choice("INGEST_LOCAL_PRECISION", "int8", {"int8", "fp32"})
 INGEST_LOCAL_THREADS = env_int("INGEST_LOCAL_THREADS", 1, minimum=1)
 INGEST_EMBED_MODEL = env_str("INGEST_EMBED_MODEL", "text-embedding-3-small")
 INGEST_EMBED_DIMENSIONS = env_int("INGEST_EMBED_DIMENSIONS", 384, minimum=1)
@@ -554,6 +578,10 @@ INGEST_EMBED_RPM = env_int("INGEST_EMBED_RPM", 3000, minimum=1)
 INGEST_EMBED_TPM = env_int("INGEST_EMBED_TPM", 1_000_000, minimum=1)
 INGEST_EMBED_MAX_WAIT_SECONDS = env_float("INGEST_EMBED_MAX_WAIT_SECONDS", 60.0, minimum=0)
 INGEST_EMBED_BATCH = env_int("INGEST_EMBED_BATCH", 64, minimum=1)
+# When the configured embedding is not the one that made ready documents' vectors, the
+# sweeper re-embeds them in the background and then measures its floor
+# (documents/upkeep/embedding_change.py); false leaves it to `manage.py reprocess embeddings`.
+INGEST_AUTO_REEMBED = env_bool("INGEST_AUTO_REEMBED", True)
 # Search (search/retrieval/query.py). A scope (an account, or one document) with at most this many
 # ready chunks is searched by an exact vector scan, recall 1; a larger one through the
 # HNSW index with an iterative scan: ef_search, and how many tuples it may visit.
@@ -578,6 +606,22 @@ INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS = env_float(
 INGEST_SEARCH_EMBED_TIMEOUT_SECONDS = env_float(
     "INGEST_SEARCH_EMBED_TIMEOUT_SECONDS", 5.0, minimum=0.1
 )
+# Re-ranking (search/retrieval/rerank.py): unset URL, off. A service of the common /rerank
+# shape (Cohere, Jina, Hugging Face TEI) orders the best fused candidates of `hybrid` and
+# `vector` searches within a time budget; slow or failing, the fused order stands.
+INGEST_RERANK_URL = env_str("INGEST_RERANK_URL").strip()
+if INGEST_RERANK_URL and urlsplit(INGEST_RERANK_URL).scheme not in {"http", "https"}:
+    raise ConfigurationError(
+        "INGEST_RERANK_URL must be the endpoint's whole http(s) URL, such as "
+        f"http://tei:8080/rerank; got {INGEST_RERANK_URL!r}"
+    )
+INGEST_RERANK_KEY = env_str("INGEST_RERANK_KEY").strip()
+INGEST_RERANK_MODEL = env_str("INGEST_RERANK_MODEL").strip()
+# `cohere` sends {"documents"} (Cohere, Jina, vLLM, Infinity), `tei` {"texts"}; `auto`:
+# `tei` for a URL whose path is /rerank (TEI's own route), else `cohere`.
+INGEST_RERANK_FORMAT = env_choice("INGEST_RERANK_FORMAT", "auto", {"auto", "cohere", "tei"})
+INGEST_RERANK_TOP = env_int("INGEST_RERANK_TOP", 30, minimum=2)
+INGEST_RERANK_TIMEOUT_MS = env_int("INGEST_RERANK_TIMEOUT_MS", 800, minimum=1)
 INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 1000, minimum=100)
 INGEST_CHUNK_OVERLAP = env_int("INGEST_CHUNK_OVERLAP", 150, minimum=0)
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 5, minimum=1)

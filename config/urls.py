@@ -10,9 +10,12 @@ from config.http import csp, redoc
 from config.http.api_docs_access import SchemaPermission, docs_page
 from config.http.api_fallbacks import NoSuchEndpoint
 from config.http.health import healthz
+from documents.api.chunks import ChunkViewSet
+from documents.api.page_images import PageImageView
 from documents.api.search import SearchView
 from documents.api.views import DocumentViewSet, DownloadWithoutSlash
 from documents.direct.api import DirectUploadViewSet, StorageEventsView
+from documents.mcp.view import endpoint as mcp_endpoint
 from documents.page import views as page
 from jobs.api.views import JobDetailView
 from jobs.ops.exporter import metrics
@@ -28,6 +31,7 @@ router = SimpleRouter()
 router.register("api/documents", DocumentViewSet, basename="document")
 router.register("api/webhooks", EndpointViewSet, basename="webhook-endpoint")
 router.register("api/uploads", DirectUploadViewSet, basename="direct-upload")
+router.register("api/chunks", ChunkViewSet, basename="chunk")
 
 urlpatterns = [
     path("", page.index, name="home"),
@@ -47,6 +51,8 @@ urlpatterns = [
     path("", include("jobs.ops.urls")),  # /ops/: the pipeline dashboard, for staff
     path("api/jobs/<uuid:job_id>/", JobDetailView.as_view(), name="job-detail"),
     path("api/search/", SearchView.as_view(), name="search"),
+    # The MCP server (streamable HTTP), for assistants: docs/using/mcp.md.
+    path("mcp", mcp_endpoint, name="mcp"),
     path(
         "api/webhooks/signing-secret/", SigningSecretView.as_view(), name="webhook-signing-secret"
     ),
@@ -78,6 +84,11 @@ urlpatterns = [
         "api/documents/<uuid:pk>/content",
         DownloadWithoutSlash.as_view({"get": "content"}),
         name="document-content-no-slash",
+    ),
+    path(
+        "api/documents/<uuid:pk>/pages/<int:n>.png",
+        PageImageView.as_view(),
+        name="document-page-image",
     ),
     # Last: any other path under /api/ (an unknown endpoint, an id that is not a UUID, a
     # missing final slash) answers JSON with a code, not Django's HTML page or redirect.

@@ -9,11 +9,34 @@ from django.http import HttpRequest
 from django.utils.safestring import SafeString
 
 from config.http.pagination import EstimatedCountPaginator
-from documents.models import ALL_VERSIONS, Document
+from documents.models import ALL_VERSIONS, Document, EmbeddingChange
 from documents.services.deletion import delete_document
 from documents.upkeep.erasure import erase_user
 from jobs.admin.display import status_badge
 from jobs.models import Job
+
+
+@admin.register(EmbeddingChange)
+class EmbeddingChangeAdmin(admin.ModelAdmin):
+    """Re-embeddings after the configured embedding changed, as the sweeper keeps them
+    (documents/upkeep/embedding_change.py): where each stands. Read-only: the sweeper
+    writes them."""
+
+    list_display = ["signature", "started_at", "done", "total", "failed", "finished_at", "floor"]
+    readonly_fields = [field.name for field in EmbeddingChange._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(
+        self, request: HttpRequest, obj: EmbeddingChange | None = None
+    ) -> bool:
+        return False
+
+    def has_delete_permission(
+        self, request: HttpRequest, obj: EmbeddingChange | None = None
+    ) -> bool:
+        return False
 
 
 @admin.register(Document)

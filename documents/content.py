@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 
 from documents.models import Document
 from jobs.models import Job, JobStatus
+from search import file_types
 from search.block_kinds import FURNITURE
 from search.models import Block, DocumentPage
 from search.pipeline.layout.model import Cell
@@ -50,6 +51,11 @@ class Content:
     version: int
     job: Job  # the succeeded job whose reading is served
 
+    @property
+    def kind(self) -> file_types.FileType:
+        """The served version's type: a newer version may be of another."""
+        return file_types.of_stored(self.job.storage_key, self.document.file_type)
+
     def etag(self, format_: str) -> str:
         return f'"{self.job.id}-{format_}"'
 
@@ -57,6 +63,16 @@ class Content:
 def content_of(document: Document, version: int | None) -> Content:
     """What can be served of `version` (default: the ready one). Raises NotReady, Replaced,
     or NoStructure; the caller checks the version number is one the document has."""
+    version, job = served(document, version)
+    if not _blocks(document.id, version).exists():
+        raise NoStructure(version)
+    return Content(document, version, job)
+
+
+def served(document: Document, version: int | None) -> tuple[int, Job]:
+    """The version whose reading is served (`version`, default the ready one) and the
+    succeeded job that made it. Raises NotReady or Replaced: only the ready version's
+    content, chunks and pages are kept."""
     ready = document.ready_version
     if version is None:
         if ready is None:
@@ -73,9 +89,7 @@ def content_of(document: Document, version: int | None) -> Content:
     )
     if job is None:  # a ready version always has one; a race with a deletion has none
         raise NotReady(version)
-    if not _blocks(document.id, version).exists():
-        raise NoStructure(version)
-    return Content(document, version, job)
+    return version, job
 
 
 def _blocks(document_id: uuid.UUID, version: int) -> QuerySet[Block]:
@@ -84,18 +98,35 @@ def _blocks(document_id: uuid.UUID, version: int) -> QuerySet[Block]:
 
 def stream(content: Content, format_: str) -> Iterator[str]:
     """The content in `format_` ("markdown", "json" or "text"), a piece at a time."""
-    blocks = _blocks(content.document.id, content.version).iterator(chunk_size=ROWS_AT_ONCE)
+    blocks = _in_batches(content.document.id, content.version)
     if format_ == "json":
         return _json(content, blocks)
-    return _markdown(blocks) if format_ == "markdown" else _text(blocks)
+    if format_ == "markdown":
+        return _markdown(blocks, paged=content.kind.paged)
+    return _text(blocks)
 
 
-def _markdown(blocks: Iterator[Block]) -> Iterator[str]:
+def _in_batches(document_id: uuid.UUID, version: int) -> Iterator[Block]:
+    """The version's blocks in order, ROWS_AT_ONCE at a time, each batch a query of its own
+    from where the last ended: memory stays flat whether or not the connection may hold a
+    server-side cursor (a pooler in transaction mode may not, and Django then reads a
+    whole result at once), and no query stays open while a slow client reads."""
+    after = -1
+    while True:
+        batch = list(_blocks(document_id, version).filter(index__gt=after)[:ROWS_AT_ONCE])
+        yield from batch
+        if len(batch) < ROWS_AT_ONCE:
+            return
+        after = batch[-1].index
+
+
+def _markdown(blocks: Iterator[Block], *, paged: bool = True) -> Iterator[str]:
+    """Markdown, each page marked by a comment where the file has pages."""
     page = 0
     for block in blocks:
         if block.kind in FURNITURE:
             continue
-        if block.page != page:
+        if paged and block.page != page:
             page = block.page
             yield f"<!-- page {page} -->\n\n"
         if block.kind == "title":
@@ -128,14 +159,17 @@ def _text(blocks: Iterator[Block]) -> Iterator[str]:
 
 
 def _json(content: Content, blocks: Iterator[Block]) -> Iterator[str]:
-    pages = DocumentPage.objects.filter(
-        document_id=content.document.id, version=content.version
-    ).order_by("number")
+    kind = content.kind
     head = {
         "document_id": str(content.document.id),
         "version": content.version,
         "filename": content.document.filename,
-        "pages": [
+        "file_type": kind.code,
+        "paged": kind.paged,  # false: one notional page 1 of no size, and blocks no boxes
+    }
+    yield json.dumps(head)[:-1] + ', "pages": ['
+    for at, page in enumerate(_pages(content.document.id, content.version)):
+        yield ("," if at else "") + json.dumps(
             {
                 "number": page.number,
                 "width": page.width,
@@ -143,13 +177,23 @@ def _json(content: Content, blocks: Iterator[Block]) -> Iterator[str]:
                 "source": page.source,
                 "confidence": page.confidence,
             }
-            for page in pages.iterator(chunk_size=ROWS_AT_ONCE)
-        ],
-    }
-    yield json.dumps(head)[:-1] + ', "blocks": ['
+        )
+    yield '], "blocks": ['
     for at, block in enumerate(blocks):
         yield ("," if at else "") + json.dumps(_block(block))
     yield "]}"
+
+
+def _pages(document_id: uuid.UUID, version: int) -> Iterator[DocumentPage]:
+    """The version's pages in order, in batches as `_in_batches` reads blocks."""
+    pages = DocumentPage.objects.filter(document_id=document_id, version=version)
+    after = 0
+    while True:
+        batch = list(pages.filter(number__gt=after).order_by("number")[:ROWS_AT_ONCE])
+        yield from batch
+        if len(batch) < ROWS_AT_ONCE:
+            return
+        after = batch[-1].number
 
 
 def _block(block: Block) -> dict:

@@ -4,8 +4,10 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
+from django.db.models import Q
 
 from jobs.models import ALL_VERSIONS
+from search import file_types
 
 
 class Document(models.Model):
@@ -29,6 +31,20 @@ class Document(models.Model):
     sha256_checked = models.BooleanField(default=True, db_default=True)
     storage_key = models.CharField(max_length=500, help_text="Key in the default storage.")
     version = models.PositiveIntegerField(default=1)
+    file_type = models.CharField(
+        max_length=16,
+        default="pdf",
+        db_default="pdf",
+        help_text="The newest version's type, told from its bytes (search/file_types.py).",
+    )
+    parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,  # a message deleted leaves its attachments, documents too
+        related_name="attachments",
+        help_text="The e-mail this document came attached to.",
+    )
     current_job = models.ForeignKey(
         "jobs.Job",
         null=True,
@@ -75,6 +91,22 @@ class Document(models.Model):
             models.Index(
                 fields=["created_at", "id"], name="document_created", condition=ALL_VERSIONS
             ),
+            # Which embedding made the ready versions' vectors: the sweeper's look for
+            # documents a new embedding must catch up (documents/upkeep/embedding_change.py)
+            # and a search's count of the caller's (search/retrieval/meaning.py). Each asks
+            # for the signatures below and above the configured one, two ranges of these
+            # indexes, which are empty once every document is caught up.
+            models.Index(
+                fields=["ready_embed_model"],
+                name="document_ready_embedding",
+                condition=Q(ready_version__isnull=False),
+            ),
+            models.Index(
+                fields=["owner", "ready_embed_model"],
+                name="document_owner_embedding",
+                condition=Q(ready_version__isnull=False),
+                include=["id"],  # a search names some of them: read from the index alone
+            ),
             # Containment (@>): `tag=` and `metadata.<key>=` filters (documents.labels).
             GinIndex(fields=["tags"], name="document_tags"),
             GinIndex(fields=["metadata"], name="document_metadata", opclasses=["jsonb_path_ops"]),
@@ -82,6 +114,11 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+    @property
+    def kind(self) -> file_types.FileType:
+        """The newest version's type (a served version's is Content.kind)."""
+        return file_types.BY_CODE[self.file_type]
 
 
 class IdempotencyKey(models.Model):
@@ -190,3 +227,31 @@ class RetentionMark(models.Model):
 
     def __str__(self) -> str:
         return f"{self.walk} walked to {self.at:%Y-%m-%d %H:%M}"
+
+
+class EmbeddingChange(models.Model):
+    """The sweeper's catch-up to one embedding (documents/upkeep/embedding_change.py): the
+    ready documents another embedding made when it started, re-embedded a wave at a time,
+    then the embedding's floor. One row per embedding caught up to, written by the sweeper
+    that holds the catch-up's lock; anyone reads where it stands from it."""
+
+    signature = models.CharField(max_length=300, primary_key=True)  # the embedding caught up to
+    started_at = models.DateTimeField()
+    # Ready documents of other embeddings when it started (raised if more turn up), and how
+    # many each made ("" for unrecorded): its first line of output.
+    total = models.PositiveIntegerField()
+    made_by = models.JSONField(default=dict)
+    done = models.PositiveIntegerField(default=0)  # its re-embeds that succeeded
+    failed = models.PositiveIntegerField(default=0)  # failed or replaced: left to an operator
+    pending = models.JSONField(default=list)  # ids of its jobs not ended yet: a wave at most
+    # Why it stopped queuing, and since when: the workers run other settings than it.
+    halted = models.TextField(blank=True, default="")
+    halted_at = models.DateTimeField(null=True, blank=True)
+    reported_at = models.DateTimeField(null=True, blank=True)  # its last progress line
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The floor: claimed by one sweeper (a conditional UPDATE), then kept once measured.
+    floor_claimed_at = models.DateTimeField(null=True, blank=True)
+    floor = models.FloatField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"re-embedding for {self.signature}: {self.done} of {self.total}"

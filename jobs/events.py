@@ -1,7 +1,8 @@
 """The hub: what follows a change of a job's state, once the change is committed.
 
 jobs.services calls `changed` from every place that changes a job, and nothing else
-does: the owner's pages hear of it (jobs.notify), the counters move
+does: the owner's pages hear of it (jobs.notify), the pages of every owner with jobs
+queued in its lane hear that their places moved (jobs.queue_moved), the counters move
 (config.common.metrics), an operational failure alerts whoever is on call (jobs.ops.alerts)
 and an ending is written to the webhooks' outbox in the change's own transaction
 (jobs.webhooks.outbox). A change that rolls back leaves no trace in any of them. The last
@@ -26,7 +27,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from config.common import metrics
-from jobs import notify
+from jobs import notify, queue_moved
 from jobs.models import AttemptOutcome, Job, JobStatus
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ def changed(
     )
     if progress:
         return
+    queue_moved.moved_on_commit(job.lane)
     changed_in_transaction.send(sender=Job, job=job, status=status, chunks=total)
     now = timezone.now()
     _after_commit(lambda: _count(job, status, ended, total, now))
@@ -92,6 +94,15 @@ def deleted(job: Job) -> None:
     pages drop the row, told it ended cancelled. No webhook event (its row is gone with
     the job's) and no counter: the triggers subtract the deleted row themselves."""
     notify.job_changed(job, status=JobStatus.CANCELLED)
+    queue_moved.moved_on_commit(job.lane)
+
+
+def first_queued(job: Job) -> None:
+    """A new document's first job went in with the document, queued. No page shows the
+    document yet, so no row is pushed: the lane's notice (jobs.queue_moved) tells the
+    owner's pages to read their rows again, which brings it in where a reload puts it.
+    No counter either: the triggers count the inserted row themselves."""
+    queue_moved.moved_on_commit(job.lane)
 
 
 def attempts_lost(count: int) -> None:

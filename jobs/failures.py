@@ -33,6 +33,8 @@ SENTENCES: dict[str, str] = {
     "too_many_pages": "The PDF has more pages than this service reads (at most {max_pages}).",
     "too_complex": "Reading the PDF needs more memory or time than this service gives one "
     "document.",
+    # Drawing a page (a page image, never a job's ending; said alike should one ever be).
+    "page_not_found": "The PDF has no such page.",
     # The embedding service (permanent).
     "embedding_rejected": "The embedding service refused this document's text.",
     "embedding_dimension_mismatch": "The embedding service's vectors do not fit the search "

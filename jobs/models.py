@@ -226,6 +226,12 @@ class Job(models.Model):
         'reader and its version ("layout:1"), or "flat" (INGEST_STRUCTURE=off); empty for '
         "jobs that ended before it was recorded (manage.py reprocess extraction reads it).",
     )
+    embed_only = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Embed the version's stored chunks again, reading no file (an embedding "
+        "change: documents/upkeep/reembed.py); their ids, texts and structure stay.",
+    )
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     progress_done = models.PositiveIntegerField(default=0)

@@ -36,6 +36,7 @@ from jobs.models import (
     Stage,
 )
 from jobs.queue import send_job_on_commit
+from search import file_types
 
 if TYPE_CHECKING:  # documents sits above jobs; only its type is needed here
     from documents.models import Document
@@ -51,7 +52,11 @@ class Outcome(enum.StrEnum):
     LOST = "lost"  # this attempt no longer holds the job: nothing was changed
 
 
-def lane_for(size: int) -> Lane:
+def lane_for(size: int, file_type: str = "pdf") -> Lane:
+    """The lane a file starts in: an image goes straight to OCR's (unless OCR is off, and
+    the reader then says it cannot read it); others by their size."""
+    if settings.INGEST_OCR != "off" and file_types.BY_CODE[file_type].ocr:
+        return Lane.OCR
     return Lane.FAST if size <= settings.INGEST_FAST_LANE_MAX_BYTES else Lane.BATCH
 
 
@@ -61,12 +66,14 @@ def queue_new_job(
     webhook_url: str = "",
     lane: Lane | None = None,
     public_url: str = "",
+    embed_only: bool = False,
 ) -> Job:
     """Create a queued job for the document's current version and file, and send its id
     after commit. Making it the document's current job is the caller's (documents'
     services write documents). `webhook_url`: the upload's own webhook, told of the end.
     `lane`: the file's size decides unless given (re-embedding always takes the batch lane).
-    `public_url`: where the request reached the service (Job.public_url).
+    `public_url`: where the request reached the service (Job.public_url). `embed_only`:
+    the job embeds the version's stored chunks again, reading no file (Job.embed_only).
 
     Call inside a transaction (the caller's, which also holds whatever lock it needs).
     """
@@ -75,10 +82,11 @@ def queue_new_job(
         owner_id=document.owner_id,
         version=document.version,
         storage_key=document.storage_key,
-        lane=lane or lane_for(document.size),
+        lane=lane or lane_for(document.size, document.file_type),
         webhook_url=webhook_url,
         public_url=public_url,
         filename=document.filename,
+        embed_only=embed_only,
     )
     send_job_on_commit(job)
     events.changed(job, status=JobStatus.QUEUED)
@@ -94,7 +102,7 @@ def first_job(*, document: "Document", webhook_url: str = "", public_url: str = 
         owner_id=document.owner_id,
         version=document.version,
         storage_key=document.storage_key,
-        lane=lane_for(document.size),
+        lane=lane_for(document.size, document.file_type),
         queued_at=document.created_at,
         enqueued_at=document.created_at,
         webhook_url=webhook_url,
@@ -114,9 +122,10 @@ def first_job_insert(*, job: Job, now: datetime, source: str) -> tuple[str, list
 
 def first_job_inserted(*, job: Job) -> None:
     """After the insert of first_job's row: its id goes to the broker after commit (at
-    once outside a transaction). No push: nobody's page shows the document yet."""
+    once outside a transaction), and the owner's open pages hear of it (events.first_queued)."""
     job._state.adding = False
     send_job_on_commit(job, stamped=True)
+    events.first_queued(job)
 
 
 # --------------------------------------------------------------------------- claiming
@@ -659,6 +668,18 @@ def record_embed_model(
     return Job.objects.filter(id__in=job_ids, status=JobStatus.SUCCEEDED, embed_model="").update(
         embed_model=signature
     )
+
+
+def extracted_by(*, document_id: uuid.UUID, version: int) -> str:
+    """What read the text of the version's latest success ("" when none recorded it): a
+    job that only embeds that text again (Job.embed_only) records the same."""
+    read = (
+        Job.objects.filter(document_id=document_id, version=version, status=JobStatus.SUCCEEDED)
+        .order_by("-finished_at")
+        .values_list("extracted_by", flat=True)
+        .first()
+    )
+    return read or ""
 
 
 def prune_attempts(*, job_ids: list[uuid.UUID]) -> int:

@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 # its own steps when it is ready (on_each_pass), so jobs' core imports none of them:
 # jobs.ops the dashboard's minute, the job counts, the queue-age alert and messages lost
 # behind idle threads; jobs.webhooks deliveries whose message was lost and its retention;
-# documents direct uploads, expired Idempotency-Key rows and its retention.
+# documents direct uploads, expired Idempotency-Key rows, its retention and the
+# re-embedding that follows a change of the configured embedding.
 each_pass = Signal()
 
 # A job created this recently may still be on its way: its on-commit send has not run.

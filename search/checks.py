@@ -89,7 +89,7 @@ def check_similarity_floor(
 
     if not databases or settings.INGEST_SEARCH_MIN_SIMILARITY is not None:
         return []
-    if floors.needs_shared_word() or current_signature() in floors.MEASURED:
+    if floors.needs_shared_word() or current_signature() in floors.FITTED:
         return []
     tables = connections[databases[0]].introspection.table_names()
     if SimilarityFloor._meta.db_table not in tables:  # before the first migrate
@@ -100,8 +100,9 @@ def check_similarity_floor(
         Warning(
             f"The similarity floor of {current_signature()} was never measured: results found "
             f"by their vector alone must be more similar than {floors.UNMEASURED}, a guess.",
-            hint="Run `manage.py calibrate_search_floor` once documents are ready, or set "
-            "INGEST_SEARCH_MIN_SIMILARITY.",
+            hint="The sweeper measures it once it has re-embedded the documents another "
+            "embedding made (INGEST_AUTO_REEMBED); else run `manage.py calibrate_search_floor` "
+            "once documents are ready, or set INGEST_SEARCH_MIN_SIMILARITY.",
             obj=Chunk,
             id="search.W001",
         )

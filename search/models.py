@@ -5,6 +5,11 @@ from pgvector.django import HnswIndex, VectorField
 from search import block_kinds
 
 
+def page_range(page: int, page_end: int | None) -> list[int]:
+    """The pages a chunk runs over, first to last, from its `page` and `page_end`."""
+    return list(range(page, (page_end or page) + 1))
+
+
 class Chunk(models.Model):
     """A piece of a document's text and its embedding.
 

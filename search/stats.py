@@ -5,7 +5,8 @@ metrics: `ingest_search_seconds{mode}`, `ingest_searches{mode,outcome}`) and per
 in Redis (search/minute_totals.py), which the ops dashboard reads for its last hour whatever process
 or machine answered the searches. The minute holds, per mode, the count, the degraded and
 empty answers, and how many took at most each of BUCKETS_MS, so percentiles can be read
-back to a bucket's bound.
+back to a bucket's bound. Calls to the rerank service are counted in Prometheus only
+(`ingest_search_reranks{outcome}`): an alert on its failures needs no dashboard.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ def note(mode: str, seconds: float, *, degraded: bool, results: int) -> None:
     at = bisect.bisect_left(BUCKETS_MS, seconds * 1000)
     bucket = str(BUCKETS_MS[at]) if at < len(BUCKETS_MS) else "inf"
     minute_totals.add(PREFIX, {f"{mode}:n": 1, f"{mode}:{outcome}": 1, f"{mode}:le:{bucket}": 1})
+
+
+def note_rerank(outcome: str) -> None:
+    """One call to the rerank service: `reranked`, or why its order was not used."""
+    metrics.SEARCH_RERANKS.labels(outcome=outcome).inc()
 
 
 @dataclass(frozen=True)

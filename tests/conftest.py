@@ -96,6 +96,24 @@ def worker(broker) -> Iterator[dramatiq.Worker]:
         yield worker
 
 
+def processed(client, content: bytes, name: str = "report.pdf") -> str:
+    """The id of a document `client` uploads, once its job succeeded (a worker must run)."""
+    sent = client.post("/api/documents/", {"file": pdf_upload(content, name)}).json()
+    [job] = wait_until_terminal([sent["results"][0]["job_id"]])
+    assert job.status == "succeeded", job.error_detail
+    return sent["results"][0]["document_id"]
+
+
+def new_version(client, document_id: str, content: bytes, name: str = "report.pdf") -> None:
+    """Upload `content` as the document's next version, and wait until its job ended."""
+    sent = client.post(
+        f"/api/documents/{document_id}/versions/",
+        {"file": pdf_upload(content, name)},
+        format="multipart",
+    ).json()
+    wait_until_terminal([sent["job_id"]])
+
+
 def wait_until_terminal(job_ids: list[uuid.UUID], timeout: float = 60) -> list[Job]:
     """Poll the database until every job has ended, or fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -163,13 +181,17 @@ def at_once(task: Callable[[], T], count: int = 2) -> list[T]:
 # benchmarks' smoke runs): `pytest -m "not slow"` leaves them out. Measured with
 # `pytest --durations`; a module joins when its tests pass a few seconds each.
 SLOW_MODULES = {
+    "bench/test_mcp_bench.py",
+    "bench/test_paraphrase_snippets.py",
     "config/test_https.py",
     "config/test_quick_start.py",
     "config/test_schema_fuzz.py",
     "config/tooling/test_embedded.py",
     "config/tooling/test_embedded_status.py",
+    "documents/mcp/test_web_process.py",
     "documents/page/socket/test_consumer_daphne.py",
     "documents/page/socket/test_consumer_limits.py",
+    "documents/upkeep/test_embedding_change.py",
     "documents/upkeep/test_reembed.py",
     "documents/upkeep/test_reocr.py",
     "jobs/ops/test_metrics_processes.py",

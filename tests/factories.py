@@ -3,6 +3,7 @@
 import csv
 import io
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -86,6 +87,69 @@ def scanned_pdf(*pages: str, dpi: int = 150, blank_pages: int = 0) -> bytes:
     return buffer.getvalue()
 
 
+def scanned_image(
+    *pages: str,
+    form: str = "PNG",
+    dpi: int = 150,
+    turned: bool = False,
+    dark: bool = False,
+    transparent: bool = False,
+) -> bytes:
+    """An image of `pages` typeset as text_pdf does, as a scanner or camera saves one:
+    in `form` (PNG, JPEG, TIFF with a page for each, WEBP), its resolution given. With
+    `turned`, each page is stored a quarter turn on its side with the EXIF orientation
+    that says so, as a phone saves a photograph taken sideways; `dark`, white letters on
+    black; `transparent`, black letters on a transparent ground (a PNG)."""
+    import pypdfium2  # untyped: mypy reports it once per file, at scanned_pdf's import
+    from PIL import Image, ImageOps
+
+    document = pypdfium2.PdfDocument(text_pdf(*pages))
+    images = []
+    for page in document:
+        images.append(page.render(scale=dpi / 72, grayscale=True).to_pil())
+        page.close()
+    document.close()
+    if dark:
+        images = [ImageOps.invert(image) for image in images]
+    if transparent:  # the letters' darkness as their opacity, on nothing
+        images = [
+            Image.merge("LA", (Image.new("L", image.size, 0), ImageOps.invert(image)))
+            for image in images
+        ]
+    options: dict = {"format": form, "dpi": (dpi, dpi)}
+    if turned:
+        # Stored turned a quarter clockwise; orientation 8 says: turn it back the other way.
+        images = [image.transpose(Image.Transpose.ROTATE_270) for image in images]
+        exif = Image.Exif()
+        exif[0x0112] = 8
+        options["exif"] = exif.tobytes()
+    if len(images) > 1:
+        options |= {"save_all": True, "append_images": images[1:]}
+    buffer = io.BytesIO()
+    images[0].save(buffer, **options)
+    return buffer.getvalue()
+
+
+def word_document(title: str, *paragraphs: str, table: Sequence[tuple[str, ...]] = ()) -> bytes:
+    """A Word file: `title` as a heading, `paragraphs`, then `table` (its first row the
+    header) under a heading of its own, as python-docx writes them."""
+    import docx
+
+    document = docx.Document()
+    document.add_heading(title, level=1)
+    for paragraph in paragraphs:
+        document.add_paragraph(paragraph)
+    if table:
+        document.add_heading("Figures", level=2)
+        grid = document.add_table(rows=len(table), cols=len(table[0]))
+        for row, values in enumerate(table):
+            for column, value in enumerate(values):
+                grid.cell(row, column).text = value
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
 def joined_pdf(*parts: bytes) -> bytes:
     """One PDF of the pages of `parts`, in order (PDFium's own page import)."""
     import pypdfium2  # untyped: mypy reports it once per file, at the import above
@@ -101,10 +165,18 @@ def joined_pdf(*parts: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def corpus_rows() -> list[dict[str, str]]:
-    """The corpus manifest: one row per file, with what the service should make of it."""
+# The manifest category of the documents only the paraphrase set uses
+# (tests/bench/search/paraphrases.py): the search benchmark reads them, and the tests and
+# benchmarks that go through the corpus file by file leave them out (tests/corpus/README.md).
+SEARCH_SET = "search-set"
+
+
+def corpus_rows(*, search_set: bool = False) -> list[dict[str, str]]:
+    """The corpus manifest: one row per file, with what the service should make of it;
+    the paraphrase set's own documents (category SEARCH_SET) only with `search_set`."""
     with open(CORPUS / "manifest.tsv", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return rows if search_set else [row for row in rows if row["category"] != SEARCH_SET]
 
 
 def make_document(owner, **fields):

@@ -32,6 +32,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
         DJANGO_SECRET_KEY="tests-only-secret",
         # Never the paid API because someone has a key in their shell.
         INGEST_EMBED_PROVIDER="hashing",
+        INGEST_RERANK_URL="",
     )
     if _runs_tests(early_config):
         _start_services()

@@ -112,6 +112,28 @@ SEARCHES = Counter(
     "could not be embedded, so the answer came from the words alone).",
     ["mode", "outcome"],
 )
+# Re-ranking (search/retrieval/rerank.py): each call to the rerank service and how it ended.
+SEARCH_RERANKS = Counter(
+    "ingest_search_reranks",
+    "Calls to the rerank service (INGEST_RERANK_URL), by outcome: reranked, or why its order "
+    "was not used: timeout, unreachable, rate_limited, refused (another 4xx), failed (5xx), "
+    "malformed (an answer it could not read).",
+    ["outcome"],
+)
+
+# Page images (documents/pages.py): served from the cache or drawn, and how long a drawing
+# took, the stored file's fetch included.
+PAGE_IMAGES = Counter(
+    "ingest_page_images",
+    "Page images served or refused, by outcome: cached, drawn, busy (no turn to draw), "
+    "failed (with the error's code).",
+    ["outcome", "code"],
+)
+PAGE_DRAW_SECONDS = Histogram(
+    "ingest_page_draw_seconds",
+    "Time drawing a page image took, its stored file's fetch included.",
+    buckets=_FAST,
+)
 
 
 def count_upload(outcome: str, code: str = "", files: int = 1) -> None:

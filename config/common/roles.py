@@ -21,3 +21,15 @@ def process_role(argv: list[str]) -> str:
     if program == "manage.py" and len(argv) > 1:
         return f"ingest {COMMANDS.get(argv[1], argv[1])}"[:63]
     return "ingest"
+
+
+# The Procfile's lines that may be given a database URL of their own.
+LINES = ("web", "ws", "worker", "sweeper", "release")
+
+
+def own_database_variable(role: str) -> str | None:
+    """The variable naming a process line's own database URL: `WEB_DATABASE_URL` for
+    `ingest web`, `WORKER_DATABASE_URL` for `ingest worker`; None for anything else (a
+    shell, a one-off command), which reads the shared DATABASE_URL."""
+    line = role.removeprefix("ingest ")
+    return f"{line.upper()}_DATABASE_URL" if line in LINES else None

@@ -8,36 +8,14 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
-from django.db import InterfaceError, OperationalError, connection
+from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from django.shortcuts import render
 
-from config.common.unavailable import storage_unavailable
+from config.common.unavailable import RETRY_AFTER_SECONDS, unavailable
 
 log = logging.getLogger(__name__)
-
-# A restart or failover of Postgres or of the S3 server takes seconds; clients may try
-# again after this many.
-RETRY_AFTER_SECONDS = 5
-DETAIL = (
-    f"The database is not answering (it may be restarting); try again in "
-    f"{RETRY_AFTER_SECONDS} seconds. No file of this request was kept unless it was recorded."
-)
-STORAGE_DETAIL = (
-    f"The file storage is not answering (it may be restarting); try again in "
-    f"{RETRY_AFTER_SECONDS} seconds. Nothing of this request was recorded."
-)
-
-
-def unavailable(exception: BaseException) -> tuple[str, str] | None:
-    """(code, detail) when `exception` says the database or the object storage cannot be
-    reached now; None for every other error."""
-    if isinstance(exception, OperationalError | InterfaceError):
-        return "database_unavailable", DETAIL
-    if storage_unavailable(exception):
-        return "storage_unavailable", STORAGE_DETAIL
-    return None
 
 
 class ServiceUnavailableMiddleware:

@@ -90,6 +90,47 @@ TOPICS = [
                 "transaction mode: set PgBouncer's `idle_transaction_timeout` there.",
                 SECONDS,
             ),
+            "WEB_DATABASE_URL": _declared(
+                "text",
+                "",
+                "the settings, in the `web` line's processes",
+                "DATABASE_URL for the `web` line: with PgBouncer, a database "
+                "name of its own gives the line a pool of its own (many-machines.md).",
+                shown="DATABASE_URL",
+            ),
+            "WS_DATABASE_URL": _declared(
+                "text",
+                "",
+                "the settings, in the `ws` line's processes",
+                "DATABASE_URL for the `ws` line: with PgBouncer, a database "
+                "name of its own gives the line a pool of its own (many-machines.md).",
+                shown="DATABASE_URL",
+            ),
+            "WORKER_DATABASE_URL": _declared(
+                "text",
+                "",
+                "the settings, in the `worker-*` lines' processes",
+                "DATABASE_URL for the `worker-*` lines (every lane's workers and the webhook "
+                "deliverers): with PgBouncer, a database name of their own gives them a pool "
+                "of their own (many-machines.md).",
+                shown="DATABASE_URL",
+            ),
+            "SWEEPER_DATABASE_URL": _declared(
+                "text",
+                "",
+                "the settings, in the `sweeper` line's processes",
+                "DATABASE_URL for the `sweeper` line: with PgBouncer, a database "
+                "name of its own gives the line a pool of its own (many-machines.md).",
+                shown="DATABASE_URL",
+            ),
+            "RELEASE_DATABASE_URL": _declared(
+                "text",
+                "",
+                "the settings, in the `release` line's processes",
+                "DATABASE_URL for the `release` line: with PgBouncer, a database "
+                "name of its own gives the line a pool of its own (many-machines.md).",
+                shown="DATABASE_URL",
+            ),
             "WS_DATABASE_CONN_HEALTH_CHECKS": _declared(
                 "true or false",
                 False,
@@ -151,7 +192,12 @@ TOPICS = [
             "WS_PORT": _m("Port of the `ws` process (daphne, the status websocket)."),
             "HOST": _m("Address `web` and `ws` bind. `0.0.0.0` behind a proxy or in a container."),
             "WEB_CONCURRENCY": _m("gunicorn worker processes: as many as the machine's cores."),
-            "WEB_THREADS": _m("Threads per gunicorn process."),
+            "WEB_THREADS": _m("Threads per gunicorn process, for uploads."),
+            "WEB_SMALL_THREADS": _m(
+                "Threads per gunicorn process for every request that is not an upload "
+                "(status, search, direct uploads' starts and completions, pages), so that "
+                "none waits behind upload bodies; 0: one pool of WEB_THREADS for all."
+            ),
             "WEB_ACCESS_LOG": _m("Any value: log each request to stdout.", shown="empty (off)"),
             "INGEST_WS_URL": _m(
                 "Where the page opens its status socket; empty: "
@@ -255,6 +301,12 @@ TOPICS = [
                 "seconds",
                 "`0` (off)",
             ),
+            "INGEST_PAGE_IMAGE_CACHE_MB": _m(
+                "Page images drawn for `/api/documents/{id}/pages/{n}.png`, kept on each web "
+                "host's disk under the data directory up to this much in all, the least "
+                "recently used going first; `0` keeps none and draws each page every time.",
+                "MB",
+            ),
         },
     ),
     Topic(
@@ -263,6 +315,12 @@ TOPICS = [
         {
             "INGEST_MAX_UPLOAD_BYTES": _m(
                 "Largest file accepted (413 `too_large`).", "bytes", "`52428800` (50 MiB)"
+            ),
+            "INGEST_MAX_TEXT_BYTES": _m(
+                "Largest web page, Markdown or plain text file accepted (413 `too_large`): "
+                "these are read whole ([Formats](../using/formats.md)).",
+                "bytes",
+                "`16777216` (16 MiB)",
             ),
             "INGEST_MAX_DIRECT_UPLOAD_BYTES": _m(
                 "Largest file a direct upload (`POST /api/uploads/`) may declare (413 "
@@ -478,19 +536,22 @@ TOPICS = [
                 "The provider, short name of `INGEST_EMBED_PROVIDER` (which wins when set)."
             ),
             "INGEST_EMBED_PROVIDER": _m(
-                "`hashing`: deterministic, local, no network, words only; `openai`: OpenAI or "
-                "a compatible server; `local`: a sentence-transformers model on this machine "
-                "(`make install-local-embeddings`).",
-                shown="`INGEST_EMBEDDINGS`, else `openai` if `OPENAI_API_KEY` is set, else "
-                "`hashing`",
+                "`local`: a semantic model run on this machine's CPU (ONNX Runtime, no key, no "
+                "network); `openai`: OpenAI or a compatible server; `hashing`: deterministic, "
+                "words only, no model.",
+                shown="`INGEST_EMBEDDINGS`, else `openai` if `OPENAI_API_KEY` is set, else `local`",
             ),
             "INGEST_LOCAL_MODEL": _m(
-                "Model of the `local` provider: `all-MiniLM-L6-v2` (the packaged one), a "
-                "directory holding a sentence-transformers model, or a name in the Hugging "
-                "Face cache. Never downloaded."
+                "Model of the `local` provider: `all-MiniLM-L6-v2-int8` (the packaged one) or "
+                "a directory holding an ONNX sentence-embedding model (`model.onnx` and "
+                "`tokenizer.json`). Never downloaded."
+            ),
+            "INGEST_LOCAL_PRECISION": _m(
+                "`int8`: the `local` model's weight products in 8-bit integers (a copy made "
+                "once under `INGEST_DATA_DIR/models/`); `fp32`: in floats, a third slower."
             ),
             "INGEST_LOCAL_THREADS": _m(
-                "Torch threads of the `local` provider in each process (its jobs take turns)."
+                "Threads of the `local` model in each process (its jobs take turns)."
             ),
             "OPENAI_API_KEY": _m(
                 "API key of the `openai` provider (any value for a server that needs none)."
@@ -523,6 +584,13 @@ TOPICS = [
                 "Chunks embedded in one request and stored together (progress is written per "
                 "batch).",
                 "chunks",
+            ),
+            "INGEST_AUTO_REEMBED": _m(
+                "When the configured embedding (provider, model or size) is not the one that "
+                "made ready documents' vectors, the sweeper re-embeds them in the background, "
+                "a wave at a time on the batch lane, then measures the new embedding's floor; "
+                "`false`: only `manage.py reprocess embeddings` does "
+                "([Changing the model](embeddings.md#changing-the-model))."
             ),
         },
     ),
@@ -642,6 +710,28 @@ TOPICS = [
             ),
             "INGEST_SEARCH_EMBED_TIMEOUT_SECONDS": _m(
                 "Longest a search waits for the provider before answering degraded.", SECONDS
+            ),
+            "INGEST_RERANK_URL": _m(
+                "A rerank service's endpoint, whole (`https://api.cohere.com/v2/rerank`, "
+                "`http://tei:8080/rerank`): `hybrid` and `vector` searches put their best "
+                "candidates in its order. Unset: off "
+                "([Re-ranking](../using/search.md#re-ranking))."
+            ),
+            "INGEST_RERANK_KEY": _m("Sent as `Authorization: Bearer <key>`; unset, none is sent."),
+            "INGEST_RERANK_MODEL": _m(
+                "Sent as `model` (Cohere and Jina need one, TEI serves its own); unset, none is "
+                "sent."
+            ),
+            "INGEST_RERANK_FORMAT": _m(
+                "The request's shape: `cohere` (`documents`: Cohere, Jina, vLLM, Infinity) or "
+                "`tei` (`texts`); `auto`, `tei` for a URL whose path is `/rerank`, else `cohere`."
+            ),
+            "INGEST_RERANK_TOP": _m(
+                "How many of a search's best candidates the reranker orders.", "candidates"
+            ),
+            "INGEST_RERANK_TIMEOUT_MS": _m(
+                "Longest a search waits for the reranker before answering in its own order.",
+                "milliseconds",
             ),
         },
     ),

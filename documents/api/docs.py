@@ -27,6 +27,23 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     description="Any unique string (≤ 255 characters) per logical request.",
 )
 
+# The reads of a version's output (content, chunks, page images) take it alike.
+SERVED_VERSION = OpenApiParameter(
+    "version",
+    OpenApiTypes.INT,
+    description="Which version (1, 2, ...); the one search serves when left out.",
+)
+
+
+def if_none_match(what: str) -> OpenApiParameter:
+    return OpenApiParameter(
+        "If-None-Match",
+        OpenApiTypes.STR,
+        location=OpenApiParameter.HEADER,
+        description=f"The ETag of an earlier answer: 304 when the {what} is the same.",
+    )
+
+
 _DOC = "3f0c2a5e-8a41-4c55-a1c9-0d6f5b1e7a10"
 _JOB = "9b1e4c77-2d3a-4f0e-8c51-6a7d2e9f0b34"
 
@@ -246,7 +263,9 @@ versions = extend_schema(
         "The file becomes version n + 1 and gets its own job. Search keeps serving the ready "
         "version until the new one is processed; if an older version finishes after a newer "
         "one, its result is discarded. The optional form field `webhook_url` hears how the "
-        "new version's job ends, as for an upload."
+        "new version's job ends, as for an upload. Bytes that are already the current file "
+        "of this document or another of the owner's make no new version: the answer is "
+        "that document with `duplicate: true`, as for an upload."
     ),
     request={"multipart/form-data": VersionIn},
     responses={
@@ -345,17 +364,8 @@ content = extend_schema(
             enum=["markdown", "json", "text"],
             description="markdown (default), json or text.",
         ),
-        OpenApiParameter(
-            "version",
-            OpenApiTypes.INT,
-            description="Which version (1, 2, ...); the one search serves when left out.",
-        ),
-        OpenApiParameter(
-            "If-None-Match",
-            OpenApiTypes.STR,
-            location=OpenApiParameter.HEADER,
-            description="The ETag of an earlier answer: 304 when the content is the same.",
-        ),
+        SERVED_VERSION,
+        if_none_match("content"),
     ],
     responses={
         (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, "The content as Markdown."),
@@ -378,6 +388,61 @@ content = extend_schema(
             RefusalOut,
             "A version replaced by a newer one: its content went with it (`version_pruned`); "
             "its file can still be downloaded.",
+        ),
+    },
+)
+
+
+page_image = extend_schema(
+    summary="A page of a version as a PNG image",
+    description=(
+        "Page `n` (from 1) of the version search serves (or `version`), drawn by PDFium as "
+        "it is shown (its crop box, its rotation), `width` pixels wide (100 to 2000; 1000 "
+        "when left out) and as tall as the page's shape makes it. A block's or a chunk's "
+        "box in points, from the page's top-left corner, is at `x * width / page width` "
+        "pixels (the pages' sizes in points are in the content's JSON). Drawn once, then "
+        "kept; the `ETag` names the reading that made the version: send it as "
+        "`If-None-Match` to get 304. `Cache-Control: private`, for 5 minutes (a day with "
+        "`version`). The versions served, and refused, are the content endpoint's."
+    ),
+    parameters=[
+        OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH),
+        OpenApiParameter(
+            "n", OpenApiTypes.INT, OpenApiParameter.PATH, description="The page, from 1."
+        ),
+        OpenApiParameter(
+            "width",
+            OpenApiTypes.INT,
+            description="The image's width in pixels, 100 to 2000; 1000 when left out.",
+        ),
+        SERVED_VERSION,
+        if_none_match("image"),
+    ],
+    responses={
+        (200, "image/png"): OpenApiResponse(OpenApiTypes.BINARY, "The page as a PNG."),
+        304: OpenApiResponse(description="Not modified since the ETag sent."),
+        400: OpenApiResponse(RefusalOut, "A `width` or `version` that is not one (`invalid`)."),
+        404: OpenApiResponse(
+            RefusalOut,
+            "No such document of yours (`not_found`), no such version "
+            "(`version_not_found`), no such page (`page_not_found`, saying how many there "
+            "are), or the version's file is no longer stored (`file_missing`).",
+        ),
+        409: OpenApiResponse(
+            RefusalOut,
+            "No version ready yet, or the one asked for is still processing (`not_ready`).",
+        ),
+        410: OpenApiResponse(RefusalOut, "A version replaced by a newer one (`version_pruned`)."),
+        422: OpenApiResponse(
+            RefusalOut,
+            "The page cannot be drawn within the service's time and memory limits, or "
+            "PDFium cannot open it (`render_failed`).",
+        ),
+        503: OpenApiResponse(
+            RefusalOut,
+            "Drawing must wait: other pages are being drawn (`render_busy`), the machine "
+            "is too busy to draw in time (`render_unavailable`), or the file storage did "
+            "not answer (`storage_unavailable`); `Retry-After` says when to try again.",
         ),
     },
 )

@@ -5,6 +5,7 @@ from rest_framework import serializers
 from documents import labels
 from documents.models import Document
 from jobs.api.serializers import JobOut
+from search.serializers import Cited
 
 
 class ErrorOut(serializers.Serializer):
@@ -70,6 +71,29 @@ class UploadIn(VersionIn):
 class DocumentOut(serializers.ModelSerializer):
     status = serializers.CharField(source="current_job.status", default=None)
     job = JobOut(source="current_job", allow_null=True)
+    file_type = serializers.CharField(
+        help_text="What its newest version is, told from its bytes: `pdf`, `png`, `jpeg`, "
+        "`tiff`, `webp`, `docx`, `pptx`, `xlsx`, `odt`, `odp`, `ods`, `html`, `markdown`, "
+        "`text` or `eml`."
+    )
+    media_type = serializers.SerializerMethodField(help_text="That type's media type.")
+    paged = serializers.SerializerMethodField(
+        help_text="Whether it has pages a person sees (a PDF, an image, slides). A Word "
+        "document, a spreadsheet, a web page, Markdown, text and e-mail have none: their "
+        "`page_count` is null, their chunks have no boxes, and every block is on page 1."
+    )
+    # A field named like Field.parent: the serializer's metaclass takes it off the class.
+    parent = serializers.UUIDField(  # type: ignore[assignment]
+        source="parent_id",
+        allow_null=True,
+        help_text="The e-mail this document came attached to; null for one uploaded itself.",
+    )
+
+    def get_media_type(self, document: Document) -> str:
+        return document.kind.media_type
+
+    def get_paged(self, document: Document) -> bool:
+        return document.kind.paged
 
     class Meta:
         model = Document
@@ -81,7 +105,11 @@ class DocumentOut(serializers.ModelSerializer):
             "version",
             "ready_version",
             "status",
+            "file_type",
+            "media_type",
+            "paged",
             "page_count",
+            "parent",
             "tags",
             "metadata",
             "created_at",
@@ -111,3 +139,45 @@ class DocumentPatchIn(serializers.Serializer):
         help_text="The document's metadata, all of it: a flat object of string, number and "
         f"boolean values, at most {labels.MAX_METADATA_BYTES // 1024} KiB; {{}} removes it.",
     )
+
+
+class ChunkOut(Cited):
+    """A chunk as the chunks endpoints give it (documents/chunks.py builds it)."""
+
+    id = serializers.UUIDField()
+    document_id = serializers.UUIDField()
+    version = serializers.IntegerField()
+    index = serializers.IntegerField(help_text="Its place in the version's reading order, from 0.")
+    text = serializers.CharField(help_text="Its text, as embedded (tables as Markdown).")
+    # A field named like Field.source: the serializer's metaclass takes it off the class.
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["text", "ocr"], help_text="`text`: the PDF's text layer; `ocr`: read by OCR."
+    )
+    confidence = serializers.FloatField(
+        allow_null=True, help_text="With `source: ocr`, OCR's mean confidence on its page, 0 to 1."
+    )
+    tokens = serializers.IntegerField(
+        help_text="Its length in tokens of the configured embedding: words for `hashing`, "
+        "the model's tokenizer for `local`, characters / 4 for `openai`."
+    )
+    embedding = serializers.ListField(
+        child=serializers.FloatField(),
+        required=False,
+        help_text="With `include=embedding`: its vector.",
+    )
+    embedding_signature = serializers.CharField(
+        required=False,
+        help_text="With `include=embedding`: the embedding that made the vector, "
+        '"provider:model:dimensions" (empty: unknown).',
+    )
+
+
+class ChunkPageOut(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    previous = serializers.URLField(allow_null=True)
+    results = ChunkOut(many=True)
+
+
+class ChunkWithNeighboursOut(ChunkOut):
+    before = ChunkOut(many=True, help_text="With `neighbours=N`: up to N chunks before it.")
+    after = ChunkOut(many=True, help_text="With `neighbours=N`: up to N chunks after it.")

@@ -3,8 +3,10 @@
 import logging
 import uuid
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpResponseNotModified, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import reverse
@@ -22,10 +24,11 @@ from config.http.pagination import NewestFirst
 from config.http.session_auth import enforce_deferred_csrf
 from documents import content as contents
 from documents import downloads, labels
-from documents.api import docs
+from documents.api import chunks as chunk_api
+from documents.api import docs, serving
 from documents.api.serializers import DocumentDetailOut, DocumentOut, DocumentPatchIn
 from documents.filenames import display_name
-from documents.front_door import admission, intake
+from documents.front_door import admission, idempotency, intake
 from documents.front_door.idempotency import idempotent
 from documents.front_door.refusal import Refusal
 from documents.front_door.validation import GuardedUploadHandler, ReceivedFile, RejectedFile
@@ -42,16 +45,31 @@ UPLOADS = ("create", "versions")  # actions that take files: guarded before pars
 ADMITTED = (*UPLOADS, "retry")
 
 
+class Staging(Protocol):
+    """Work an answer needs done before the Idempotency-Key's lock is taken, and undone
+    when the request is answered without it (intake.Staged)."""
+
+    def store(self) -> None: ...
+
+    def discard(self) -> None: ...
+
+
 def answered_once(
     request: Request,
     request_fingerprint: Callable[[], str],
     answer: Callable[[], Response],
     *,
     replayed_headers: Callable[[dict], dict[str, str]] | None = None,
+    staging: Staging | None = None,
 ) -> Response:
     """`answer()`; with an Idempotency-Key, the first answer given under it to this
     owner, again (with `replayed_headers(body)`), for the same request
-    (`request_fingerprint()`, worked out only then); 422 for another request."""
+    (`request_fingerprint()`, worked out only then); 422 for another request.
+
+    `staging.store()` runs before the key's transaction (an answer already recorded is
+    given back without it), so that the transaction, and the pooled database connection
+    it holds, last as long as the answer's writes and not its upload to storage; it is
+    discarded when the answer is not `answer()`'s."""
     key = request.headers.get("Idempotency-Key")
     if not key:
         return answer()
@@ -61,22 +79,43 @@ def answered_once(
             code="invalid_idempotency_key",
             detail="Idempotency-Key must be at most 255 characters.",
         )
-    with idempotent(
-        owner_id=signed_in_user(request).pk, key=key, request_fingerprint=request_fingerprint()
-    ) as slot:
-        if slot.mismatch:
-            raise Refused(
-                status_code=422,
-                code="idempotency_key_reused",
-                detail="This Idempotency-Key was used for a different request.",
-            )
-        if slot.replay is not None:
-            status_code, body = slot.replay
-            headers = replayed_headers(body) if replayed_headers is not None else None
-            return Response(body, status=status_code, headers=headers)
-        response = answer()
-        slot.remember(response.status_code, response.data)
-        return response
+    owner_id, printed = signed_in_user(request).pk, request_fingerprint()
+    earlier = idempotency.answered(owner_id=owner_id, key=key, request_fingerprint=printed)
+    if earlier is not None:
+        return _given_back(earlier, replayed_headers)
+    if staging is not None:
+        staging.store()
+    try:
+        with idempotent(owner_id=owner_id, key=key, request_fingerprint=printed) as slot:
+            if slot.mismatch or slot.replay is not None:
+                if staging is not None:
+                    staging.discard()
+                return _given_back(slot, replayed_headers)
+            response = answer()
+            slot.remember(response.status_code, response.data)
+            return response
+    except (OperationalError, InterfaceError):
+        raise  # the commit's fate unknown: the bytes are left to cleanup_orphans
+    except BaseException:  # rolled back: nothing recorded the stored bytes
+        if staging is not None:
+            staging.discard()
+        raise
+
+
+def _given_back(
+    slot: idempotency.Slot, replayed_headers: Callable[[dict], dict[str, str]] | None
+) -> Response:
+    """An earlier answer under the key again, or 422 for a request that is not the same."""
+    if slot.mismatch:
+        raise Refused(
+            status_code=422,
+            code="idempotency_key_reused",
+            detail="This Idempotency-Key was used for a different request.",
+        )
+    assert slot.replay is not None
+    status_code, body = slot.replay
+    headers = replayed_headers(body) if replayed_headers is not None else None
+    return Response(body, status=status_code, headers=headers)
 
 
 def api_error(refusal: Refusal) -> APIException:
@@ -181,10 +220,10 @@ class DocumentViewSet(viewsets.GenericViewSet):
     def file(self, request: Request, pk: uuid.UUID) -> HttpResponseBase:
         document = self.get_object()  # 404 for another owner's document
         try:
-            stored = downloads.stored_version(document, _version(request))
+            stored = downloads.stored_version(document, serving.asked(request))
             return downloads.answer(stored, request.headers)
         except downloads.NoSuchVersion as exc:
-            raise _no_such_version(document, exc.args[0]) from exc
+            raise serving.no_such_version(document, exc.args[0]) from exc
         except downloads.VersionPruned as exc:
             raise Refused(
                 status_code=410,
@@ -195,11 +234,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
             ) from exc
         except FileNotFoundError as exc:
             log.warning("document %s: no stored file at %s", document.id, exc)
-            raise Refused(
-                status_code=404,
-                code="file_missing",
-                detail="The file of this version is no longer stored.",
-            ) from exc
+            raise serving.file_missing() from exc
         except downloads.BadRange as exc:
             raise Refused(
                 status_code=400,
@@ -224,10 +259,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
         wanted = request.query_params.get("format") or "markdown"
         if wanted not in contents.FORMATS:
             raise ValidationError({"format": f"Use one of: {', '.join(contents.FORMATS)}."})
-        number = _version(request)
-        if number is not None and not 1 <= number <= document.version:
-            raise _no_such_version(document, number)
-        found = _servable(document, number)
+        found = serving.content(document, request)
         etag = found.etag(wanted)
         if etag in request.headers.get("If-None-Match", ""):
             answer: HttpResponseBase = HttpResponseNotModified()
@@ -238,6 +270,12 @@ class DocumentViewSet(viewsets.GenericViewSet):
         answer["ETag"] = etag
         answer["Cache-Control"] = "private, no-cache"
         return answer
+
+    @chunk_api.listing_docs
+    @action(detail=True, methods=["get"])
+    def chunks(self, request: Request, pk: uuid.UUID) -> Response:
+        """The version's chunks in reading order (documents/api/chunks.py)."""
+        return chunk_api.listing(self, request, self.get_object())
 
     # ------------------------------------------------------------------ writes
 
@@ -259,11 +297,13 @@ class DocumentViewSet(viewsets.GenericViewSet):
             public_url=intake.public_url(request),
             labels=_labels(request),
         )
+        staged = intake.Staged(upload)
         return answered_once(
             request,
             upload.fingerprint,
-            lambda: _upload_answer(request, intake.accept(upload)),
+            lambda: _upload_answer(request, staged.record()),
             replayed_headers=_location,
+            staging=staged,
         )
 
     @docs.relabel
@@ -362,53 +402,6 @@ def _labels(request: Request) -> intake.Labels:
         tags=labels.clean_tags(sent_tags) if sent_tags else [],
         metadata=labels.metadata_from_form(request.POST.getlist("metadata")),
     )
-
-
-def _no_such_version(document: Document, number: object) -> Refused:
-    return Refused(
-        status_code=404,
-        code="version_not_found",
-        detail=f"This document has versions 1 to {document.version}; there is no version {number}.",
-    )
-
-
-def _servable(document: Document, number: int | None) -> contents.Content:
-    """What of the version can be served, or the refusal that says why not."""
-    try:
-        return contents.content_of(document, number)
-    except contents.NotReady as exc:
-        raise Refused(
-            status_code=409,
-            code="not_ready",
-            detail=f"Version {exc.args[0]} is not ready yet: its content can be read once "
-            "its job succeeds (its status_url says when).",
-        ) from exc
-    except contents.Replaced as exc:
-        old, ready = exc.args
-        raise Refused(
-            status_code=410,
-            code="version_pruned",
-            detail=f"Version {old}'s content was removed when version {ready} became ready; "
-            f"its file can still be downloaded (file?version={old}).",
-        ) from exc
-    except contents.NoStructure as exc:
-        raise Refused(
-            status_code=409,
-            code="no_structure",
-            detail=f"Version {exc.args[0]} was read before documents kept their structure. "
-            "An operator gives it one with manage.py reprocess extraction.",
-        ) from exc
-
-
-def _version(request: Request) -> int | None:
-    """The `version` query parameter: None when absent (the latest)."""
-    raw = request.query_params.get("version")
-    if raw is None or raw == "":
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValidationError({"version": "A version number: 1, 2, ..."}) from None
 
 
 def _upload_answer(request: Request, outcome: intake.Outcome) -> Response:

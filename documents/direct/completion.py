@@ -1,5 +1,5 @@
 """Completing a direct upload: check the object that arrived (there, of the declared size,
-a PDF by its first bytes), move a form's bytes from their staging key to the document's
+a type read here by its first bytes), move a form's bytes from their staging key to the document's
 key on condition of their ETag, record Document and Job in one statement, and keep the
 answer every later completion gets. Raises NotArrived while the bytes are not all there."""
 
@@ -24,11 +24,17 @@ from documents.direct.bucket import (
 from documents.direct.starting import part_sizes
 from documents.front_door import quotas
 from documents.front_door.refusal import Refusal
-from documents.front_door.validation import MAGIC_WINDOW, PDF_MAGIC, Rejection, not_a_pdf, too_large
+from documents.front_door.validation import (
+    HEAD_BYTES,
+    Rejection,
+    decide,
+    too_large,
+)
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.services.insert import insert_document_with_job
 from documents.services.uploads import UNVERIFIED_SHA256, Accepted, duplicate_of
 from jobs.models import Job
+from search.file_types import FileType
 
 
 class NotArrived(Exception):
@@ -56,11 +62,13 @@ def complete(upload_id: uuid.UUID, *, owner_id: int | None = None) -> tuple[int,
         checked = _check_object(upload)
         if isinstance(checked, Rejection):
             return _refuse(upload, checked)
-        return _record(upload, etag=checked)
+        etag, kind = checked
+        return _record(upload, etag=etag, kind=kind)
 
 
-def _check_object(upload: DirectUpload) -> Rejection | str:
-    """The object's ETag when it is what was declared, else why not; raises NotArrived."""
+def _check_object(upload: DirectUpload) -> Rejection | tuple[str, FileType]:
+    """The object's ETag and type when it is what was declared and a type read here,
+    else why not; raises NotArrived."""
     client, bucket = s3()
     key = object_key(arrival_name(upload))
     if upload.multipart_id:
@@ -80,11 +88,11 @@ def _check_object(upload: DirectUpload) -> Rejection | str:
             f"The file has {size} bytes, not the {upload.size} declared when the upload started.",
             400,
         )
-    first = client.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{MAGIC_WINDOW - 1}")
-    head_bytes = first["Body"].read()
-    if PDF_MAGIC not in head_bytes:
-        return not_a_pdf(head_bytes)
-    return str(head["ETag"])
+    first = client.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{HEAD_BYTES - 1}")
+    kind = decide(first["Body"].read(), upload.filename, size)
+    if isinstance(kind, Rejection):
+        return kind
+    return str(head["ETag"]), kind
 
 
 def _finish_multipart(client: Any, bucket: str, key: str, upload: DirectUpload) -> None:
@@ -136,7 +144,7 @@ def _refuse(upload: DirectUpload, rejection: Rejection) -> tuple[int, dict]:
     return rejection.http_status, body
 
 
-def _record(upload: DirectUpload, *, etag: str) -> tuple[int, dict]:
+def _record(upload: DirectUpload, *, etag: str, kind: FileType) -> tuple[int, dict]:
     """The document and its job, in one statement (documents.services.insert), a form's
     bytes moved to the document's key; or, for bytes the owner already has (a declared sha256), that
     document again, as an upload answers."""
@@ -156,6 +164,7 @@ def _record(upload: DirectUpload, *, etag: str) -> tuple[int, dict]:
         sha256_checked=False,
         storage_key=upload.storage_key,
         version=1,
+        file_type=kind.code,
         tags=upload.tags,
         metadata=upload.metadata,
     )
@@ -164,7 +173,7 @@ def _record(upload: DirectUpload, *, etag: str) -> tuple[int, dict]:
     )
     if job is not None:
         if not upload.multipart_id:
-            _move_into_place(upload, etag=etag)
+            _move_into_place(upload, etag=etag, kind=kind)
         accepted = Accepted(document=document, job=job)
     else:
         _delete_on_commit(arrival_name(upload))
@@ -179,7 +188,7 @@ def _record(upload: DirectUpload, *, etag: str) -> tuple[int, dict]:
     return 202, body
 
 
-def _move_into_place(upload: DirectUpload, *, etag: str) -> None:
+def _move_into_place(upload: DirectUpload, *, etag: str, kind: FileType) -> None:
     """Copy a form's checked bytes from its staging key to the document's (inside the
     bucket), only if they are still the bytes checked; the staging key goes on commit.
     The form could be posted again meanwhile: then NotArrived, and nothing is recorded."""
@@ -191,7 +200,7 @@ def _move_into_place(upload: DirectUpload, *, etag: str) -> None:
             Key=object_key(upload.storage_key),
             CopySource={"Bucket": bucket, "Key": object_key(staging)},
             CopySourceIfMatch=etag,
-            ContentType="application/pdf",
+            ContentType=kind.media_type,
             MetadataDirective="REPLACE",
         )
     except Exception as exc:

@@ -19,6 +19,7 @@ from documents.front_door import quotas
 from documents.front_door.refusal import Refusal
 from documents.models import DirectUpload
 from documents.services.uploads import storage_key
+from search import file_types
 
 MAX_PARTS = 10_000  # S3's limit on the parts of one multipart upload
 
@@ -65,8 +66,16 @@ def start(*, owner: User, declared: Declared, public_url: str) -> DirectUpload:
     return upload
 
 
+def _content_type(filename: str) -> str:
+    """What the bucket records of the object before its bytes are seen: the declared
+    name's type, or plain bytes."""
+    named = file_types.by_name(filename)
+    return named.media_type if named else "application/octet-stream"
+
+
 def _opened(*, owner: User, declared: Declared, public_url: str) -> DirectUpload:
     document_id = uuid.uuid4()
+    named = file_types.by_name(declared.filename)  # the key's extension, until bytes tell
     lasts = timedelta(seconds=settings.INGEST_DIRECT_UPLOAD_EXPIRES_SECONDS)
     upload = DirectUpload(
         owner=owner,
@@ -78,13 +87,20 @@ def _opened(*, owner: User, declared: Declared, public_url: str) -> DirectUpload
         public_url=public_url,
         tags=declared.tags,
         metadata=declared.metadata,
-        storage_key=storage_key(owner_id=owner.pk, document_id=document_id, version=1),
+        storage_key=storage_key(
+            owner_id=owner.pk,
+            document_id=document_id,
+            version=1,
+            extension=named.extension if named else "",
+        ),
         expires_at=timezone.now() + lasts,
     )
     if declared.size > settings.INGEST_MULTIPART_THRESHOLD_BYTES:
         client, bucket = s3()
         opened = client.create_multipart_upload(
-            Bucket=bucket, Key=object_key(upload.storage_key), ContentType="application/pdf"
+            Bucket=bucket,
+            Key=object_key(upload.storage_key),
+            ContentType=_content_type(declared.filename),
         )
         upload.multipart_id = opened["UploadId"]
         upload.part_size = part_size(declared.size)
@@ -109,13 +125,14 @@ def where_to_send(upload: DirectUpload) -> dict[str, Any]:
     key = object_key(arrival_name(upload))
     expires = max(1, int((upload.expires_at - timezone.now()).total_seconds()))
     if not upload.multipart_id:
+        content_type = _content_type(upload.filename)
         form = client.generate_presigned_post(
             Bucket=bucket,
             Key=key,
-            Fields={"Content-Type": "application/pdf"},
+            Fields={"Content-Type": content_type},
             Conditions=[
                 ["content-length-range", upload.size, upload.size],
-                {"Content-Type": "application/pdf"},
+                {"Content-Type": content_type},
             ],
             ExpiresIn=expires,
         )

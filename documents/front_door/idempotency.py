@@ -66,6 +66,22 @@ def idempotent(*, owner_id: int, key: str, request_fingerprint: str) -> Iterator
         yield slot
 
 
+def answered(*, owner_id: int, key: str, request_fingerprint: str) -> Slot | None:
+    """The answer already recorded under (owner, key), without waiting or locking: a
+    Slot to replay (or refuse as a mismatch), or None when there is none yet (`idempotent`
+    then decides, under the key's lock)."""
+    record = IdempotencyKey.objects.filter(
+        owner_id=owner_id, key=key, status_code__isnull=False
+    ).first()
+    if record is None or _expired(record):
+        return None
+    if record.fingerprint != request_fingerprint:
+        return Slot(record=record, mismatch=True)
+    assert record.status_code is not None
+    assert record.body is not None
+    return Slot(record=record, replay=(record.status_code, record.body))
+
+
 def _expired(record: IdempotencyKey) -> bool:
     ttl = timedelta(seconds=settings.INGEST_IDEMPOTENCY_TTL_SECONDS)
     return record.created_at < timezone.now() - ttl

@@ -115,25 +115,61 @@ def checked_webhook_url(webhook_urls: Sequence[str]) -> str:
 
 
 def accept(upload: Upload) -> Outcome:
-    """Store each accepted file and queue its job (each job is sent after its commit).
+    """Store each accepted file and queue its job (each job is sent after its commit):
+    `Staged(upload).record()`."""
+    return Staged(upload).record()
+
+
+class Staged:
+    """An upload in two steps: `store()` checks the request's limits and stores the new
+    documents' bytes, with no transaction open; `record()` writes their rows and queues
+    their jobs (storing first if `store()` was not called). Under an Idempotency-Key the
+    API stores before it takes the key's row lock, so that the lock, and the database
+    connection it pins, are held for the inserts and not for the upload to storage;
+    `discard()` deletes the stored bytes when the request is answered otherwise (a
+    replayed answer, a refusal, an error).
 
     New documents first pass the request's own limits, each a Refusal before anything is
     stored: 400 `too_many_files` past INGEST_MAX_FILES_PER_REQUEST, and the owner's quota
-    on the files' real sizes (429 or 413, documents.front_door.quotas); a new version, the storage
-    quota on its size (earlier versions stay stored). A new version raises
+    on the files' real sizes (429 or 413, documents.front_door.quotas); a new version, the
+    storage quota on its size (earlier versions stay stored). A new version's bytes are
+    stored by `record()`, under the document's row lock that numbers it, and it raises
     Document.DoesNotExist for a document that is not the owner's. The jobs made count
     towards the admission limits at once (admission.note_admitted).
     """
-    if upload.document_id is None:
-        results = _new_documents(upload)
-    else:
-        results = [_new_version(upload, upload.document_id)]
-    accepted = sum(1 for r in results if isinstance(r, uploads.Accepted))
-    admission.note_admitted(user_id=upload.owner.pk, jobs=accepted)
-    return Outcome(results)
+
+    def __init__(self, upload: Upload) -> None:
+        self.upload = upload
+        self.files: list[uploads.Stored | ReceivedFile] | None = None
+
+    def store(self) -> None:
+        if self.upload.document_id is None:
+            self.files = _stored_new_documents(self.upload)
+        else:
+            self.files = list(self.upload.files)
+
+    def record(self) -> Outcome:
+        if self.files is None:
+            self.store()
+        assert self.files is not None
+        upload = self.upload
+        if upload.document_id is None:
+            results = [_recorded(upload, f) for f in self.files]
+        else:
+            results = [_new_version(upload, upload.document_id)]
+        self.files = []  # recorded: nothing left to discard
+        accepted = sum(1 for r in results if isinstance(r, uploads.Accepted))
+        admission.note_admitted(user_id=upload.owner.pk, jobs=accepted)
+        return Outcome(results)
+
+    def discard(self) -> None:
+        for stored in self.files or []:
+            if isinstance(stored, uploads.Stored):
+                stored.discard()
+        self.files = []
 
 
-def _new_documents(upload: Upload) -> list[uploads.Accepted | RejectedFile]:
+def _stored_new_documents(upload: Upload) -> list[uploads.Stored | ReceivedFile]:
     files = upload.files
     if any(isinstance(f, RejectedFile) and f.rejection.code == "too_many_files" for f in files):
         raise Refusal(
@@ -149,20 +185,35 @@ def _new_documents(upload: Upload) -> list[uploads.Accepted | RejectedFile]:
         )
     ):
         raise refusal
-    return [
-        f
-        if isinstance(f, RejectedFile)
-        else uploads.create_upload(
-            owner=upload.owner,
-            upload=f,
-            reprocess=upload.reprocess,
-            webhook_url=upload.webhook_url,
-            public_url=upload.public_url,
-            tags=upload.labels.tags,
-            metadata=upload.labels.metadata,
-        )
-        for f in files
-    ]
+    stored: list[uploads.Stored | ReceivedFile] = []
+    try:
+        for f in files:
+            if isinstance(f, RejectedFile):
+                stored.append(f)
+            else:
+                stored.append(uploads.store_new(owner=upload.owner, upload=f))
+    except BaseException:  # a request refused as a whole keeps nothing it stored
+        for done in stored:
+            if isinstance(done, uploads.Stored):
+                done.discard()
+        raise
+    return stored
+
+
+def _recorded(
+    upload: Upload, file: uploads.Stored | ReceivedFile
+) -> uploads.Accepted | RejectedFile:
+    if isinstance(file, RejectedFile):
+        return file
+    return uploads.create_upload(
+        owner=upload.owner,
+        upload=file,
+        reprocess=upload.reprocess,
+        webhook_url=upload.webhook_url,
+        public_url=upload.public_url,
+        tags=upload.labels.tags,
+        metadata=upload.labels.metadata,
+    )
 
 
 def _new_version(upload: Upload, document_id: uuid.UUID) -> uploads.Accepted | RejectedFile:

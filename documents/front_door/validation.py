@@ -2,14 +2,16 @@
 
 `GuardedUploadHandler` replaces Django's upload handlers for the upload endpoints. It
 checks each file while its bytes stream in: the size limit stops writing the moment it
-is passed, the `%PDF-` magic is read from the first kilobyte, and files past the
-per-request limit are not written at all. It also hashes each file on the way, so the
-upload service never reads it again.
+is passed, the file's type is decided from its first bytes (search/file_types.py: a type
+the service does not read is refused there and then), and files past the per-request
+limit are not written at all. It also hashes each file on the way, so the upload service
+never reads it again.
 """
 
 import hashlib
 import io
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TypeAlias
 
 from django.conf import settings
@@ -25,10 +27,17 @@ from rest_framework.exceptions import APIException
 
 from config.common import humanize
 from documents.filenames import display_name
-from documents.front_door import file_kinds
+from search import file_types
+from search.file_types import FileType
 
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # the PDF header may follow some junk; pdfminer looks this far too
+HEAD_BYTES = file_types.HEAD_BYTES  # what the type is decided on
+# What the refusals list as read.
+READ_TYPES = (
+    "PDF, images (PNG, JPEG, TIFF, WebP), Word (.docx), PowerPoint (.pptx), Excel (.xlsx), "
+    "OpenDocument (.odt, .odp, .ods), web pages (.html), Markdown, plain text and e-mail (.eml)"
+)
 
 
 @dataclass(frozen=True)
@@ -38,32 +47,88 @@ class Rejection:
     http_status: int
 
 
-def too_large() -> Rejection:
-    limit = settings.INGEST_MAX_UPLOAD_BYTES
+def size_limit(kind: FileType | None) -> int:
+    """The largest file of `kind` accepted (None: the type is not known yet)."""
+    if kind in TEXT_TYPES:
+        return min(settings.INGEST_MAX_UPLOAD_BYTES, settings.INGEST_MAX_TEXT_BYTES)
+    return settings.INGEST_MAX_UPLOAD_BYTES
+
+
+def too_large(kind: FileType | None = None) -> Rejection:
+    limit = size_limit(kind)
+    if kind in TEXT_TYPES and limit < settings.INGEST_MAX_UPLOAD_BYTES:
+        detail = (
+            f"This file ({kind.said}) is larger than the limit of {humanize.size(limit)} for text."
+        )
+        return Rejection("too_large", detail, 413)
     return Rejection(
         "too_large", f"The file is larger than the limit of {humanize.size(limit)}.", 413
     )
 
 
+# Types whose reader holds the whole text at once: a smaller limit of their own.
+TEXT_TYPES = (file_types.HTML, file_types.MARKDOWN, file_types.TEXT)
 EMPTY = Rejection("empty", "The file is empty.", 400)
 NOT_A_PDF = Rejection(
     "not_a_pdf",
     f"The file is not a PDF: no %PDF- header in its first {MAGIC_WINDOW} bytes.",
     415,
 )
+LEGACY = Rejection(
+    "legacy_office_format",
+    "This is an older Microsoft Office document (.doc, .xls or .ppt), which is not read: "
+    "save it as .docx, .xlsx or .pptx (or as a PDF) and send that.",
+    415,
+)
+
+
+def unsupported_type(said: str | None) -> Rejection:
+    seen = f"it looks like {said}" if said else "its first bytes match no type read here"
+    return Rejection(
+        "unsupported_type",
+        f"This type of file is not read ({seen}). The service reads {READ_TYPES}.",
+        415,
+    )
+
+
+def decide(head: bytes, name: str, size: int = 0) -> FileType | Rejection:
+    """The type of a file that starts with `head` (its first HEAD_BYTES, or the whole of
+    a shorter one), is named `name` and has `size` bytes so far, or why it is refused. The
+    bytes decide; the name only tells a file named like a binary type whose bytes are
+    text, or match nothing (then damaged or mislabelled: refused, as `not_a_pdf` when it
+    is named .pdf). Text is refused too when `size` passes the limit for text; every
+    type's common limit is the caller's to check (a direct upload's is another)."""
+    found = file_types.detect(head, name=name)
+    suffix = PurePosixPath(name.lower()).suffix
+    if isinstance(found, file_types.Unsupported):
+        if found.said is None and suffix == ".pdf":  # bytes of nothing known: a broken PDF?
+            return NOT_A_PDF
+        return LEGACY if found.legacy else unsupported_type(found.said)
+    if file_types.mislabelled(found, name):
+        if suffix == ".pdf":
+            return not_a_pdf(head)
+        return Rejection(
+            "unsupported_type",
+            f"The file is named {suffix} but holds only text: it may be damaged. Send the "
+            "file again, or name it for what it is.",
+            415,
+        )
+    if found in TEXT_TYPES and size > size_limit(found):  # read whole: a limit of its own
+        return too_large(found)
+    return found
 
 
 def not_a_pdf(head: bytes) -> Rejection:
-    """NOT_A_PDF, saying what the file looks like when its first bytes tell (same code)."""
-    kind = file_kinds.guess(head)
-    if kind is None:
+    """NOT_A_PDF for a file named .pdf with no PDF header, saying what it looks like."""
+    found = file_types.detect(head)
+    said = found.said
+    if said is None:
         return NOT_A_PDF
-    if kind == file_kinds.TEXT:  # perhaps a PDF after too much junk: say where we looked
-        kind += f", with no %PDF- header in its first {MAGIC_WINDOW} bytes"
+    if found in (file_types.TEXT, file_types.MARKDOWN):  # a PDF after too much junk?
+        said = f"plain text, with no %PDF- header in its first {MAGIC_WINDOW} bytes"
     return Rejection(
         NOT_A_PDF.code,
-        f"This is not a PDF (it looks like {kind}). Only PDFs are read: save or export it "
-        "as a PDF and send that.",
+        f"Its name says PDF, but it is not one (it looks like {said}).",
         NOT_A_PDF.http_status,
     )
 
@@ -91,8 +156,8 @@ class RequestTooLarge(APIException):
     default_detail = "The request is larger than the upload limits allow."
 
 
-# The name Django's temporary upload file is made with: only its suffix (".pdf") shows.
-TEMPORARY_NAME = "upload.pdf"
+# The name Django's temporary upload file is made with: only its suffix shows.
+TEMPORARY_NAME = "upload.bin"
 
 
 @dataclass
@@ -107,6 +172,7 @@ class _Current:
     # FileSystemStorage can move into place instead of copying. None once rejected.
     spool: io.BytesIO | TemporaryUploadedFile | None = None
     rejection: Rejection | None = None
+    kind: FileType | None = None  # decided once HEAD_BYTES are in (or the file ends)
 
     def write(self, data: bytes) -> None:
         if isinstance(self.spool, io.BytesIO) and self.size > settings.FILE_UPLOAD_MAX_MEMORY_SIZE:
@@ -187,13 +253,12 @@ class GuardedUploadHandler(FileUploadHandler):
         if current is None or current.rejection is not None:
             return None  # discarded: only counted against nothing, never written
         current.size += len(raw_data)
-        if current.size > self.max_bytes:
-            self._reject(current, too_large())
+        if current.size > self.max_bytes or current.size > size_limit(current.kind):
+            self._reject(current, too_large(current.kind))
             return None
-        if len(current.head) < MAGIC_WINDOW:
-            current.head += raw_data[: MAGIC_WINDOW - len(current.head)]
-            if len(current.head) >= MAGIC_WINDOW and PDF_MAGIC not in current.head:
-                self._reject(current, not_a_pdf(current.head))
+        if current.kind is None:
+            current.head += raw_data[: HEAD_BYTES - len(current.head)]
+            if len(current.head) >= HEAD_BYTES and not self._decide(current):
                 return None
         current.digest.update(raw_data)
         current.write(raw_data)
@@ -207,16 +272,28 @@ class GuardedUploadHandler(FileUploadHandler):
         self.current = None
         if current.rejection is None and current.size == 0:
             current.rejection = EMPTY
-        elif current.rejection is None and PDF_MAGIC not in current.head:
-            current.rejection = not_a_pdf(current.head)
+        elif current.rejection is None and current.kind is None:
+            self._decide(current)
         if current.rejection is not None:
             if current.spool is not None:
                 current.spool.close()
             return RejectedFile(name=current.name, rejection=current.rejection)
         upload = current.finish()
-        # An attribute of our own on Django's object, read back by services.sha256_of.
+        # Attributes of our own on Django's object, read back by services.sha256_of and
+        # services.type_of.
         setattr(upload, "sha256", current.digest.hexdigest())  # noqa: B010
+        setattr(upload, "file_type", current.kind)  # noqa: B010
         return upload
+
+    def _decide(self, current: _Current) -> bool:
+        """Decide the file's type from its head; False (and the file rejected) when it
+        is refused, or already past its type's size limit."""
+        decided = decide(current.head, current.name, current.size)
+        if isinstance(decided, Rejection):
+            self._reject(current, decided)
+            return False
+        current.kind = decided
+        return True
 
     def _reject(self, current: _Current, rejection: Rejection) -> None:
         assert current.spool is not None  # a file is rejected once; until then it has a spool

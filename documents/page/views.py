@@ -27,13 +27,14 @@ from documents.direct import bucket
 from documents.front_door import intake
 from documents.front_door.refusal import Refusal
 from documents.models import Document
-from documents.page import rows, structure
+from documents.page import attempts as page_attempts
+from documents.page import rows, structure, viewer
 from documents.page.socket.url import status_socket_url
 from documents.pending import pending_documents
 from documents.services import deletion, labelling, retries
 from jobs import failures
 from jobs.models import JobAttempt, JobStatus
-from search import search_box
+from search import file_types, search_box
 from search.models import Chunk
 from search.retrieval import passage as passages
 from search.retrieval.scope import NO_FILTERS, Filters
@@ -133,6 +134,7 @@ def _page(request: HttpRequest) -> HttpResponse:
         if direct_uploads
         else settings.INGEST_MAX_UPLOAD_BYTES,
         max_files=settings.INGEST_MAX_FILES_PER_REQUEST,
+        accepted_types=file_types.ACCEPT,
     )
     return render(request, "documents/index.html", context, status=status)
 
@@ -251,11 +253,18 @@ def _detail(
 ) -> HttpResponse:
     # Each with the plain sentence its owner reads (jobs.failures), not the stored detail.
     jobs = [(job, failures.job_sentence(job)) for job in document.jobs.order_by("-created_at")]
+    # Each with its outcome's word on the page (page.attempts), never the stored one.
     attempts = [
-        (attempt, failures.sentence(attempt.error_code, attempt.error_message))
+        (
+            attempt,
+            page_attempts.word(attempt.outcome),
+            failures.sentence(attempt.error_code, attempt.error_message),
+        )
         for attempt in JobAttempt.objects.filter(job__document=document).order_by("-started_at")
     ]
     shown_version = document.ready_version or document.version
+    kind = document.kind
+    asked_chunk = request.GET.get("chunk")
     chunks = Chunk.objects.filter(document=document, version=shown_version).order_by("index")
     preview, length = [], 0
     for text in chunks.values_list("text", flat=True).iterator(chunk_size=50):
@@ -271,7 +280,13 @@ def _detail(
         "chunk_count": chunks.count(),
         "ocr": ocr_pages(document_id=document.id, version=shown_version),
         "preview_version": shown_version,
-        "structure": structure.view(document.id, shown_version),
+        "structure": structure.view(
+            document.id,
+            shown_version,
+            paged=kind.paged,
+            passage=None if kind.drawn else viewer.passage_chunk(document, asked_chunk),
+        ),
+        "file_type": kind,
         "preview": "\n\n".join(preview)[:PREVIEW_CHARACTERS],
         "preview_truncated": length > PREVIEW_CHARACTERS,
         "versions": downloads.versions_of(document),
@@ -286,6 +301,8 @@ def _detail(
         )
         if request.GET.get("chunk")
         else None,
+        # A page as the service draws it, the passage outlined (`page=`, `chunk=`).
+        "viewer": viewer.view(document, request.GET),
         # Its own search box, scoped to it (a passage link's `q` is the other box's).
         "scoped": document,
         "q": "",

@@ -11,6 +11,7 @@ from django.db import (
 from django.db.models import F
 from django.db.models.functions import Greatest
 
+from documents import page_cache
 from documents.models import Document
 from jobs import services as jobs
 from jobs.models import Job
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 
 def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
     """Delete a document, its jobs and chunks, its webhook events and their deliveries,
-    then (after commit) its stored files.
+    then (after commit) its stored files and the page images this host keeps of it.
 
     A worker still processing it finds its job row gone: its conditional writes change
     nothing and its chunk inserts fail on the document foreign key, so nothing comes
@@ -38,6 +39,7 @@ def delete_document(*, document_id: uuid.UUID, owner_id: int) -> None:
         delete_events_of_documents([document.id])  # and their deliveries, pending ones too
         document.delete()
         transaction.on_commit(lambda: delete_files(keys))
+        transaction.on_commit(lambda: page_cache.forget(document_id))
         if current is not None:  # the owner's other pages drop the row
             jobs.deleted_with_document(job=current)
 
@@ -78,6 +80,8 @@ def erase_documents(
             delete_events_of_documents(ids)
             Document.objects.filter(id__in=ids).delete()
             transaction.on_commit(lambda keys=keys: delete_files(keys))  # type: ignore[misc]
+            for document_id in ids:
+                transaction.on_commit(lambda d=document_id: page_cache.forget(d))  # type: ignore[misc]
         done += len(rows)
         if on_batch is not None:
             on_batch(done)

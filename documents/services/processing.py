@@ -1,17 +1,25 @@
 """What a worker records of a document while its job runs: the checked hash of bytes no
-web process read, the page count, and the version search serves."""
+web process read, the page count, what the file says of itself, its attachments as
+documents of their own, and the version search serves."""
 
 import hashlib
+import json
 import uuid
 from pathlib import Path
 
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import (
     IntegrityError,
     transaction,
 )
 
+from documents import labels
 from documents.models import Document
+from documents.services import uploads
 from documents.services.uploads import UNVERIFIED_SHA256
+from search import file_types
+from search.file_types import FileType
+from search.pipeline.page import Attachment
 
 
 def check_sha256(*, document_id: uuid.UUID, path: Path) -> str | None:
@@ -41,9 +49,72 @@ def check_sha256(*, document_id: uuid.UUID, path: Path) -> str | None:
     return None
 
 
-def record_page_count(*, document_id: uuid.UUID, version: int, pages: int) -> None:
-    """What extraction found, kept only while that version describes the document."""
+def record_page_count(*, document_id: uuid.UUID, version: int, pages: int | None) -> None:
+    """What extraction found (None: a type without pages), kept only while that version
+    describes the document."""
     Document.objects.filter(id=document_id, version=version).update(page_count=pages)
+
+
+# What a file may add to its document's metadata: its own keys, each value cut to this.
+SAID_VALUE_CHARS = 500
+
+
+def record_what_it_says(*, document_id: uuid.UUID, version: int, said: dict[str, str]) -> None:
+    """What the file says of itself (an e-mail's from, to, date and subject) added to its
+    document's metadata, while that version describes the document. The owner's own keys
+    win, and nothing is added past the labels' size limit (documents.labels)."""
+    if not said:
+        return
+    with transaction.atomic():
+        document = (
+            Document.objects.select_for_update(of=("self",))
+            .filter(id=document_id, version=version)
+            .first()
+        )
+        if document is None:
+            return
+        merged = dict(document.metadata)
+        for key, value in said.items():
+            merged.setdefault(key[: labels.MAX_KEY_CHARS], value[:SAID_VALUE_CHARS])
+            if len(json.dumps(merged, separators=(",", ":"))) > labels.MAX_METADATA_BYTES:
+                merged.pop(key[: labels.MAX_KEY_CHARS], None)
+                break
+        if merged != document.metadata:
+            Document.objects.filter(id=document_id).update(metadata=merged)
+
+
+def add_attachments(*, document_id: uuid.UUID, version: int, attachments: list[Attachment]) -> int:
+    """Each attachment of a message made a document of its own, linked to the message
+    (`parent`) and read by its own type's job. Safe to repeat: identical bytes are one
+    document per owner, so a retry makes none twice. A type the service does not read is
+    left out, as the front door would refuse it. Returns how many are new documents."""
+    message = (
+        Document.objects.select_related("owner", "current_job")
+        .filter(id=document_id, version=version)
+        .first()
+    )
+    if message is None:
+        return 0
+    made = 0
+    for attachment in attachments:
+        name = attachment.filename or "attachment"
+        found = file_types.detect(attachment.data[: file_types.HEAD_BYTES], name=name)
+        # What the front door takes (validation.decide): a type read, not text misnamed.
+        if not attachment.data or not isinstance(found, FileType):
+            continue
+        if file_types.mislabelled(found, name):
+            continue
+        upload = SimpleUploadedFile(name, attachment.data)
+        setattr(upload, "file_type", found)  # noqa: B010 - as the upload handler hands it on
+        accepted = uploads.create_upload(
+            owner=message.owner,
+            upload=upload,
+            parent_id=message.id,
+            tags=list(message.tags),
+            public_url=message.current_job.public_url if message.current_job else "",
+        )
+        made += 0 if accepted.duplicate else 1
+    return made
 
 
 def lock_for_completion(*, document_id: uuid.UUID) -> int | None:

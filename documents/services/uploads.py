@@ -24,6 +24,8 @@ from documents.models import Document
 from documents.services.insert import insert_document_with_job
 from documents.services.queueing import queue_new_job
 from jobs.models import IN_FLIGHT_STATUSES, Job
+from search import file_types
+from search.file_types import FileType
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +42,25 @@ class Accepted:
 UNVERIFIED_SHA256 = "unverified-"
 
 
-def storage_key(*, owner_id: int, document_id: uuid.UUID, version: int) -> str:
-    """Where a version's bytes live. Built from ids only: never from the user's file name."""
-    return f"documents/{owner_id}/{document_id}/v{version}.pdf"
+def storage_key(
+    *, owner_id: int, document_id: uuid.UUID, version: int, extension: str = ".pdf"
+) -> str:
+    """Where a version's bytes live. Built from ids and the type's own extension only:
+    never from the user's file name."""
+    return f"documents/{owner_id}/{document_id}/v{version}{extension}"
+
+
+def type_of(upload: UploadedFile) -> FileType:
+    """The type the upload handler decided from the first bytes, or (for a file that
+    did not come through it) the type its first bytes say; a PDF when they say nothing
+    read here: the reader then refuses it with its own reason."""
+    known = getattr(upload, "file_type", None)
+    if isinstance(known, FileType):
+        return known
+    head = upload.read(file_types.HEAD_BYTES)
+    upload.seek(0)
+    found = file_types.detect(head, name=upload.name or "")
+    return found if isinstance(found, FileType) else file_types.PDF
 
 
 def sha256_of(upload: UploadedFile) -> str:
@@ -57,18 +75,52 @@ def sha256_of(upload: UploadedFile) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class Stored:
+    """A file's bytes stored under a new document's key, with no row yet (store_new)."""
+
+    file: UploadedFile
+    document_id: uuid.UUID
+    key: str
+    sha256: str
+    kind: FileType = file_types.PDF
+
+    def discard(self) -> None:
+        """Delete the bytes: for a file whose document will not be made."""
+        default_storage.delete(self.key)
+
+
+def store_new(*, owner: User, upload: UploadedFile) -> Stored:
+    """Store a file's bytes as a new document's first version, before any row is written
+    (create_upload records it). Checks the database first: with none, nothing is stored
+    (the API answers 503)."""
+    sha256 = sha256_of(upload)
+    kind = type_of(upload)
+    document_id = uuid.uuid4()
+    connection.ensure_connection()
+    key = default_storage.save(
+        storage_key(
+            owner_id=owner.pk, document_id=document_id, version=1, extension=kind.extension
+        ),
+        upload,
+    )
+    return Stored(file=upload, document_id=document_id, key=key, sha256=sha256, kind=kind)
+
+
 def create_upload(
     *,
     owner: User,
-    upload: UploadedFile,
+    upload: UploadedFile | Stored,
     reprocess: bool = False,
     webhook_url: str = "",
     public_url: str = "",
     tags: list[str] | None = None,
     metadata: dict[str, Any] | None = None,
+    parent_id: uuid.UUID | None = None,
 ) -> Accepted:
-    """Accept one validated file: store the bytes, then record Document + Job(queued) in
-    one statement; the job's id is sent after commit. `tags` and `metadata` (checked by
+    """Accept one validated file: store the bytes (unless `upload` is already Stored),
+    then record Document + Job(queued) in one statement; the job's id is sent after
+    commit. `tags` and `metadata` (checked by
     the caller: documents.labels) label a new document; a duplicate keeps its own.
 
     Bytes identical to a document the owner already has give that document back
@@ -78,23 +130,22 @@ def create_upload(
     `webhook_url` (checked by the caller) hears of the new job's end; a duplicate's job is
     the existing one, so it hears nothing unless `reprocess` makes a new job. `public_url`:
     where the request reached the service, kept on the new job (Job.public_url).
+    `parent_id`: the message a file came attached to.
     """
-    sha256 = sha256_of(upload)
-    document_id = uuid.uuid4()
-    connection.ensure_connection()  # no database, nothing stored (the API answers 503)
-    key = default_storage.save(
-        storage_key(owner_id=owner.pk, document_id=document_id, version=1), upload
-    )
-    assert upload.size is not None  # every upload handler (and SimpleUploadedFile) sets it
+    stored = upload if isinstance(upload, Stored) else store_new(owner=owner, upload=upload)
+    document_id, key, sha256, file = stored.document_id, stored.key, stored.sha256, stored.file
+    assert file.size is not None  # every upload handler (and SimpleUploadedFile) sets it
     document = Document(
         id=document_id,
         owner=owner,
-        filename=display_name(upload.name),
-        size=upload.size,
-        stored_bytes=upload.size,
+        filename=display_name(file.name),
+        size=file.size,
+        stored_bytes=file.size,
         sha256=sha256,
         storage_key=key,
         version=1,
+        file_type=stored.kind.code,
+        parent_id=parent_id,
         tags=tags or [],
         metadata=metadata or {},
     )
@@ -175,20 +226,33 @@ def add_version(
     The document now describes the new file; search keeps serving the ready version
     until the new one is processed. Raises Document.DoesNotExist for another owner's
     document. Versions are numbered under a row lock, so two uploads make n + 1 and n + 2.
-    Bytes identical to another of the owner's documents give that one back (`duplicate`),
-    as a new upload would: one owner never has two documents with the same content.
+    Bytes the owner already has as a document's current file give that document back
+    (`duplicate`, no new version, no new job), as a new upload of them would: this
+    document, when they are its own current bytes, or another one; one owner never has two
+    documents with the same content. An older version's bytes make a new version (going
+    back to an earlier file is a change).
     """
     sha256 = sha256_of(upload)
+    kind = type_of(upload)
     with transaction.atomic():
         document = Document.objects.select_for_update(of=("self",)).get(id=document_id, owner=owner)
+        if document.sha256 == sha256:
+            return _duplicate(document, reprocess=False)
         if (twin := _twin(document, sha256)) is not None:
             return _duplicate(twin, reprocess=False)
         version = document.version + 1
         key = default_storage.save(
-            storage_key(owner_id=owner.pk, document_id=document.id, version=version), upload
+            storage_key(
+                owner_id=owner.pk,
+                document_id=document.id,
+                version=version,
+                extension=kind.extension,
+            ),
+            upload,
         )
         document.version = version
         document.storage_key = key
+        document.file_type = kind.code
         document.filename = display_name(upload.name)
         assert upload.size is not None  # every upload handler (and SimpleUploadedFile) sets it
         document.size = upload.size

@@ -2,18 +2,21 @@
 vectors another embedding made, each embedded again as a new job of the version search
 serves.
 
-Which embedding made a ready version's vectors is the `embed_model` of the version's
-latest succeeded job ("<provider>:<model>:<dimensions>", search/embedding/signature.py).
-An empty one (a job that ended before it was recorded) counts as out of date: the most
-likely reason to run this command is a switch away from the default `hashing` provider,
-and treating unknown vectors as current would skip exactly those. `adopt_unrecorded`
-records the configured embedding on them instead, for a deployment that already ran it.
+Which embedding made a ready version's vectors is the document's `ready_embed_model`,
+written with the success of the job that made them ("<provider>:<model>:<dimensions>",
+search/embedding/signature.py), and indexed. An empty one (a job that ended before it was
+recorded) counts as out of date: the most likely reason to run this command is a switch
+away from the default `hashing` provider, and treating unknown vectors as current would
+skip exactly those. `adopt_unrecorded` records the configured embedding on them instead,
+for a deployment that already ran it.
 
 A document is queued only while the version search serves is its latest one and no job
 of it is in flight: a newer version in flight will be embedded by the workers' settings
 anyway, and a newer version that failed is its owner's to replace or retry. The re-run
-is a job of that same version on the batch lane (the owner sees no new version). Its
-chunks replace the old ones in place; until it succeeds the document keeps its old
+is a job of that same version on the batch lane (the owner sees no new version), which
+embeds the version's stored chunks again and reads no file: their ids and texts, and so
+every citation, stay (jobs/worker/processing.py, _embed_again). Their vectors are
+overwritten in place; until it succeeds the document keeps its old
 `ready_embed_model`, so the vector side of a search, which compares only vectors of the
 configured embedding (search/retrieval/vector.py), leaves the half-done document out and the text
 side serves it as before (jobs/worker/processing.py makes the switch in one transaction).
@@ -25,8 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, F, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, F, Q, QuerySet, Subquery
 
 from documents.models import Document
 from documents.services.processing import adopt_embed_model
@@ -34,8 +36,10 @@ from documents.services.queueing import queue_new_job
 from documents.upkeep import ready
 from documents.upkeep.ready import FAILED, endings_by, queueable, ready_job
 from documents.upkeep.waves import owners_in_turn
-from jobs.models import IN_FLIGHT_STATUSES, Job, Lane
+from jobs.models import IN_FLIGHT_STATUSES, Job, JobStatus, Lane
 from jobs.services import record_embed_model
+
+ENDED_BADLY = (JobStatus.FAILED, JobStatus.CANCELLED)
 
 
 @dataclass(frozen=True)
@@ -44,10 +48,13 @@ class Scope:
 
     target: str  # the configured embedding's signature
     everything: bool = False  # --all: every ready document, whatever made it
-    # Only ready versions made before this (the run's start, or --before with --all): one
+    # With --all, only ready versions made before this (the run's start, or --before): one
     # made since was made by the workers' settings, and queueing it again changes nothing.
     before: datetime | None = None
     owner_id: int | None = None
+    # Leave documents whose latest job failed or was cancelled: a re-run of theirs that
+    # failed is an operator's to retry, not the sweeper's to repeat on every pass.
+    leave_failed: bool = False
 
 
 @dataclass
@@ -61,33 +68,48 @@ class Survey:
     newer_not_ready: int = 0  # out of date, and their latest version failed
 
 
-def _annotated(scope: Scope) -> QuerySet[Document]:
+def other_than(signature: str) -> Q:
+    """Ready versions made by another embedding than `signature`, or by one unrecorded: the
+    signatures below it and above it, two ranges of the index on the record (`<>` would
+    read all of it)."""
+    return Q(ready_embed_model__lt=signature) | Q(ready_embed_model__gt=signature)
+
+
+def _ready(scope: Scope) -> QuerySet[Document]:
     documents = Document.objects.filter(ready_version__isnull=False)
     if scope.owner_id is not None:
         documents = documents.filter(owner_id=scope.owner_id)
-    return documents.annotate(
-        made_by=Coalesce(Subquery(ready_job().values("embed_model")[:1]), Value("")),
-        made_at=Subquery(ready_job().values("finished_at")[:1]),
-    )
-
-
-def _out_of_date(scope: Scope) -> QuerySet[Document]:
-    documents = _annotated(scope)
-    if not scope.everything:
-        documents = documents.exclude(Q(made_by=scope.target))
-    if scope.before is not None:
-        documents = documents.filter(Q(made_at__lt=scope.before) | Q(made_at__isnull=True))
     return documents
+
+
+def out_of_date(scope: Scope) -> QuerySet[Document]:
+    """The ready documents `scope` takes whose vectors another embedding made (with --all:
+    whatever made them), queueable or not."""
+    documents = _ready(scope)
+    if not scope.everything:
+        documents = documents.filter(other_than(scope.target))
+    elif scope.before is not None:
+        made_at = Subquery(ready_job().values("finished_at")[:1])
+        documents = documents.annotate(made_at=made_at).filter(
+            Q(made_at__lt=scope.before) | Q(made_at__isnull=True)
+        )
+    if scope.leave_failed:
+        documents = documents.exclude(current_job__status__in=ENDED_BADLY)
+    return documents
+
+
+def made_by(documents: QuerySet[Document]) -> Counter[str]:
+    """How many of these documents each embedding made ("" for unrecorded): one grouped
+    query on their records."""
+    rows = documents.values("ready_embed_model").order_by().annotate(n=Count("id"))
+    return Counter({row["ready_embed_model"]: row["n"] for row in rows})
 
 
 def survey(scope: Scope) -> Survey:
     """Counts of what a run with `scope` would find (a few queries, nothing changed)."""
-    result = Survey()
-    by_maker = _annotated(scope).values(maker=F("made_by")).order_by().annotate(n=Count("id"))
-    for row in by_maker:
-        result.made_by[row["maker"]] = row["n"]
+    result = Survey(made_by=made_by(_ready(scope)))
     result.ready = sum(result.made_by.values())
-    stale = _out_of_date(scope)
+    stale = out_of_date(scope)
     result.to_queue = stale.filter(queueable()).count()
     result.in_flight = stale.filter(current_job__status__in=IN_FLIGHT_STATUSES).count()
     result.newer_not_ready = (
@@ -100,31 +122,33 @@ def survey(scope: Scope) -> Survey:
 
 def next_candidates(scope: Scope, *, limit: int, skip: set[uuid.UUID]) -> list[uuid.UUID]:
     """Up to `limit` documents to queue next, owners taking turns."""
-    return owners_in_turn(_out_of_date(scope).filter(queueable()), limit=limit, skip=skip)
+    return owners_in_turn(out_of_date(scope).filter(queueable()), limit=limit, skip=skip)
 
 
 def requeue(document_id: uuid.UUID, scope: Scope) -> Job | None:
     """Queue a new job of the document's ready version on the batch lane (never in the way
-    of uploads), made its current job and sent after commit. None (nothing changed) when,
+    of uploads) that embeds its stored chunks again (Job.embed_only: no file read, the
+    chunks' ids and texts kept), made its current job and sent after commit. None (nothing
+    changed) when,
     under the document's row lock, it no longer qualifies: deleted, a new version or a job
     in flight, or now up to date."""
     with transaction.atomic():
         document = (
-            _out_of_date(scope)
+            out_of_date(scope)
             .filter(queueable(), id=document_id)
             .select_for_update(of=("self",))
             .first()
         )
         if document is None:
             return None
-        return queue_new_job(document, lane=Lane.BATCH)
+        return queue_new_job(document, lane=Lane.BATCH, embed_only=True)
 
 
 def adopt_unrecorded(scope: Scope) -> int:
     """Record the configured embedding as the maker of ready versions that have no record
     (their jobs ended before it was kept). For a deployment that ran this embedding all
     along and does not want them embedded again. Returns how many jobs were updated."""
-    unrecorded = _annotated(scope).filter(Q(made_by=""))
+    unrecorded = _ready(scope).filter(ready_embed_model="")
     latest = Subquery(ready_job().filter(embed_model="").values("id")[:1])
     with transaction.atomic():
         documents = list(unrecorded.values_list("id", flat=True))

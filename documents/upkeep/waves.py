@@ -3,8 +3,10 @@
 A kind (re-embedding, re-OCR; re-extraction next) says which documents qualify, how one
 is queued again and how its job ended; `Run` queues them a wave at a time, so the lane's
 workers (and the embedding API's shared rate limiter) set the pace, reports progress,
-stops queuing on the first Ctrl-C and waits for what it queued. A re-run is a new job of
-the version search already serves: the owner never sees a new version for it.
+stops queuing on the first Ctrl-C and waits for what it queued. Each of its looks at the
+lane is `top_up`, which never waits, so a caller that cannot wait (a periodic pass) can
+take the same step. A re-run is a new job of the version search already serves: the owner
+never sees a new version for it.
 """
 
 import signal
@@ -13,6 +15,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
@@ -20,8 +23,18 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from documents.models import Document
+from jobs import fairness
+from jobs.models import Lane
 
 DONE = "done"  # an ending: the job succeeded as the run meant
+
+
+def batch_wave() -> int:
+    """The batch lane's default wave, twice its worker threads: each thread has one job
+    waiting behind the one it runs, so the oldest queued job waits about one job's time.
+    A longer queue would only age: past INGEST_MAX_QUEUE_AGE_SECONDS admission control
+    refuses every upload."""
+    return 2 * fairness.lane_threads(Lane.BATCH)
 
 
 class Kind(Protocol):
@@ -86,6 +99,44 @@ def owners_in_turn(
     return list(turns.values_list("id", flat=True)[:limit])
 
 
+@dataclass
+class TopUp:
+    """What one look at the lane queued."""
+
+    jobs: list[uuid.UUID] = field(default_factory=list)  # the jobs queued
+    # Documents taken: queued, or found no longer qualifying under their lock.
+    documents: list[uuid.UUID] = field(default_factory=list)
+    exhausted: bool = False  # the lane had room and nothing was left to queue
+
+
+def top_up(
+    kind: Kind,
+    *,
+    wave: int,
+    pending: set[uuid.UUID],
+    skip: set[uuid.UUID],
+    stopping: Callable[[], bool] = lambda: False,
+) -> TopUp:
+    """Fill the lane's room under `wave` jobs in flight (anyone's) with the kind's next
+    documents, none of `skip`, once, without waiting: the step a run repeats. `pending`
+    are the jobs the caller queued that have not ended; `stopping` is asked before each
+    document (each is queued in its own transaction, so none is half queued)."""
+    done = TopUp()
+    room = wave - kind.busy(pending)
+    if room <= 0:
+        return done
+    ids = kind.next_candidates(limit=room, skip=skip)
+    done.exhausted = not ids
+    for document_id in ids:
+        if stopping():
+            break
+        job_id = kind.requeue(document_id)
+        done.documents.append(document_id)
+        if job_id is not None:
+            done.jobs.append(job_id)
+    return done
+
+
 class WrongSettings(Exception):
     """The workers run with other settings than the run: queuing more would be waste."""
 
@@ -127,19 +178,18 @@ class Run:
 
     def _queue_all(self) -> None:
         while not self._report():
-            room = self.wave - self.kind.busy(self.pending)
-            if room > 0:
-                ids = self.kind.next_candidates(limit=room, skip=self.seen)
-                if not ids:
-                    return
-                for document_id in ids:
-                    if self.stopping:
-                        return
-                    job_id = self.kind.requeue(document_id)
-                    self.seen.add(document_id)
-                    if job_id is not None:
-                        self.queued += 1
-                        self.pending.add(job_id)
+            step = top_up(
+                self.kind,
+                wave=self.wave,
+                pending=self.pending,
+                skip=self.seen,
+                stopping=lambda: self.stopping,
+            )
+            self.seen.update(step.documents)
+            self.pending.update(step.jobs)
+            self.queued += len(step.jobs)
+            if step.exhausted or self.stopping:
+                return
             self._sleep()
 
     def _wait(self) -> None:

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from config.http.links import version_links
 from jobs import failures
 from jobs.models import Job, JobStatus
 from jobs.webhooks.models import Delivery, Endpoint, Event, EventType
@@ -32,6 +33,7 @@ class JobEventData(TypedDict):
     chunks: int  # 0 for a failure
     error: dict[str, str] | None  # {"code", "detail"} of a failure, as the API shows it
     status_url: str  # absolute, as in the upload's answer (status_url below)
+    links: dict[str, str] | None  # a success's document, content and chunks; None for a failure
     tags: list[str]  # the document's, as the event was written
     metadata: dict[str, str | int | float | bool]
 
@@ -52,9 +54,12 @@ def status_url(job: Job) -> str:
     who names the service's address means it for every link), else from where the
     request that made the job reached the service, as that request's answer gave it,
     else (a job no request made: manage.py reprocess) from the web process's own port."""
-    path = reverse("job-detail", kwargs={"job_id": job.id})
-    base = settings.INGEST_PUBLIC_URL or job.public_url or f"http://127.0.0.1:{settings.WEB_PORT}"
-    return f"{base}{path}"
+    return public_base(job) + reverse("job-detail", kwargs={"job_id": job.id})
+
+
+def public_base(job: Job) -> str:
+    """scheme://host[:port] of the links in the job's events (status_url says whence)."""
+    return settings.INGEST_PUBLIC_URL or job.public_url or f"http://127.0.0.1:{settings.WEB_PORT}"
 
 
 def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -> JobEventBody:
@@ -74,6 +79,7 @@ def _payload(event: Event, job: Job, status: str, chunks: int, found: Mapping) -
             # The code and its plain sentence, as the API shows them (jobs.failures).
             error=failures.public_error(job) if failed else None,
             status_url=status_url(job),
+            links=None if failed else version_links(public_base(job), job.document_id, job.version),
             tags=found["tags"],
             metadata=found["metadata"],
         ),

@@ -1,4 +1,5 @@
-"""Run one claimed job through the pipeline: extract → clean → split → embed → store.
+"""Run one claimed job through the pipeline: extract → clean → split → embed → store (or,
+for an embedding change, only embed its stored chunks again: _embed_again).
 
 Every write is conditional on this attempt still holding the job, and the result
 becomes visible in one transaction with the job's success. How each kind of failure
@@ -18,9 +19,10 @@ import logging
 import tempfile
 import time
 import traceback
+import uuid
 from collections.abc import Callable, Iterator
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import IO, TypeVar
 
 from django.conf import settings
@@ -53,6 +55,8 @@ from search.pipeline.store import (
     delete_stale_chunks,
     delete_stale_structure,
     delete_structure_of_version,
+    replace_vectors,
+    stored_chunks,
     upsert_chunks,
     upsert_structure,
 )
@@ -174,6 +178,12 @@ def _embed(texts: list[str], lease: LeaseKeeper) -> list[list[float]]:
 
 
 def _process(job: Job, lease: LeaseKeeper) -> None:
+    if job.embed_only:
+        chunks = _write(stored_chunks, document_id=job.document_id, version=job.version)
+        if chunks:
+            _embed_again(job, chunks, lease)
+            return
+        # None to embed again (a change of dimensions deleted them): read the file.
     pages, structure = _extract(job, lease)
     _check(job, lease)
     size, overlap = settings.INGEST_CHUNK_SIZE, settings.INGEST_CHUNK_OVERLAP
@@ -230,7 +240,7 @@ def _local_file(key: str, lease: LeaseKeeper) -> Iterator[Path]:
     except NotImplementedError:
         pass
     deadline = time.monotonic() + STORAGE_WAIT_SECONDS
-    with tempfile.NamedTemporaryFile(suffix=".pdf") as copy:
+    with tempfile.NamedTemporaryFile(suffix=PurePosixPath(key).suffix) as copy:
         while True:
             try:
                 _copy_stored(key, copy)
@@ -307,13 +317,28 @@ def _extract(job: Job, lease: LeaseKeeper) -> tuple[list[Page], Structure | None
         metrics.OCR_PAGES.inc(len(extracted.scans))
     pages = [Page(page.number, clean_text(page.text), page.source, page.confidence) for page in raw]
     metrics.PAGES.inc(len(pages))
+    paged = extracted.structure is None or extracted.structure.paged
     # Only the newest version describes the document.
     _write(
         documents().record_page_count,
         document_id=job.document_id,
         version=job.version,
-        pages=len(pages),
+        pages=len(pages) if paged else None,
     )
+    _write(
+        documents().record_what_it_says,
+        document_id=job.document_id,
+        version=job.version,
+        said=extracted.metadata,
+    )
+    if extracted.attachments:
+        _check(job, lease)
+        _write(
+            documents().add_attachments,
+            document_id=job.document_id,
+            version=job.version,
+            attachments=extracted.attachments,
+        )
     return pages, extracted.structure
 
 
@@ -335,10 +360,37 @@ def unreadable_said(unreadable: dict[int, str]) -> str:
     return "; ".join(parts)
 
 
-def _batches(pieces: list[Piece], size: int) -> Iterator[list[Piece]]:
-    iterator = iter(pieces)
+def _batches(items: list[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
     while batch := list(itertools.islice(iterator, size)):
         yield batch
+
+
+def _embed_again(job: Job, chunks: list[tuple[uuid.UUID, str]], lease: LeaseKeeper) -> None:
+    """An embedding change (Job.embed_only): the version's stored `chunks` (id, text)
+    embedded again by the configured embedding and their vectors overwritten in place,
+    reading no file. Their ids and texts stay, and so does every citation of them; the
+    document's record of what made its vectors changes with the job's success, so until
+    then the vector side of a search leaves it out (search/retrieval/vector.py) and its
+    text finds it."""
+    total, done = len(chunks), 0
+    for batch in _batches(chunks, settings.INGEST_EMBED_BATCH):
+        vectors = _embed([text for _, text in batch], lease)
+        _check(job, lease)
+        done += len(batch)
+        ids = [chunk_id for chunk_id, _ in batch]
+        _write(_store_vectors, job=job, ids=ids, vectors=vectors, done=done, total=total)
+    _write(_complete, job=job, total=total, structure=None, text_kept=True)
+
+
+def _store_vectors(
+    *, job: Job, ids: list[uuid.UUID], vectors: list[list[float]], done: int, total: int
+) -> None:
+    """One batch's new vectors, fenced as a batch of chunks is (_store_batch)."""
+    with transaction.atomic():
+        if not services.record_progress(job=job, done=done, total=total, write="chunks"):
+            raise LostJob
+        replace_vectors(ids=ids, vectors=vectors)
 
 
 def _store(
@@ -392,17 +444,25 @@ def _store_batch(
         )
 
 
-def _complete(*, job: Job, total: int, structure: Structure | None) -> None:
-    """The attempt's success and the version's chunks made visible, in one transaction."""
+def _complete(
+    *, job: Job, total: int, structure: Structure | None, text_kept: bool = False
+) -> None:
+    """The attempt's success and the version's chunks made visible, in one transaction.
+    `text_kept`: only the vectors were made again (_embed_again), so what read the text,
+    and the version's structure, stay as they were."""
     with transaction.atomic():
         ready = documents().lock_for_completion(document_id=job.document_id)
         signature = current_signature()
+        if text_kept:
+            extracted_by = services.extracted_by(document_id=job.document_id, version=job.version)
+        else:
+            extracted_by = layout.READER if settings.INGEST_STRUCTURE == "on" else layout.FLAT
         outcome = services.complete_job(
             job=job,
             total=total,
             ready_version=ready,
             embed_model=signature,
-            extracted_by=layout.READER if settings.INGEST_STRUCTURE == "on" else layout.FLAT,
+            extracted_by=extracted_by,
         )
         if outcome == services.Outcome.LOST:
             transaction.set_rollback(True)
@@ -415,6 +475,8 @@ def _complete(*, job: Job, total: int, structure: Structure | None) -> None:
             document_id=job.document_id, version=job.version, embed_model=signature
         )
         delete_stale_chunks(document_id=job.document_id, version=job.version, count=total)
+        if text_kept:
+            return
         delete_stale_structure(
             document_id=job.document_id,
             version=job.version,

@@ -8,6 +8,11 @@ from collections.abc import Sequence
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
+def words(text: str) -> list[str]:
+    """The tokens `hashing_embed` hashes: its lower-cased words."""
+    return _TOKEN.findall(text.lower())
+
+
 def hashing_embed(texts: Sequence[str], dimensions: int) -> list[list[float]]:
     """A deterministic bag-of-words embedding (the hashing trick) that needs no network.
 
@@ -17,7 +22,7 @@ def hashing_embed(texts: Sequence[str], dimensions: int) -> list[list[float]]:
     vectors = []
     for text in texts:
         vector = [0.0] * dimensions
-        for token in _TOKEN.findall(text.lower()):
+        for token in words(text):
             digest = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest())
             sign = 1.0 if digest & 1 else -1.0
             vector[(digest >> 1) % dimensions] += sign

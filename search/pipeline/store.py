@@ -1,5 +1,5 @@
-"""Write a version's chunks and its structure (pages and blocks) idempotently, and retire
-what a finished run no longer has."""
+"""Write a version's chunks and its structure (pages and blocks) idempotently, or only the
+chunks' vectors again (an embedding change), and retire what a finished run no longer has."""
 
 import uuid
 from collections.abc import Collection, Sequence
@@ -55,6 +55,19 @@ def upsert_chunks(
             "boxes",
         ],
     )
+
+
+def stored_chunks(*, document_id: uuid.UUID, version: int) -> list[tuple[uuid.UUID, str]]:
+    """A version's chunks as (id, text), in order: the texts their vectors were made of."""
+    chunks = Chunk.objects.filter(document_id=document_id, version=version).order_by("index")
+    return list(chunks.values_list("id", "text"))
+
+
+def replace_vectors(*, ids: Sequence[uuid.UUID], vectors: Sequence[list[float]]) -> None:
+    """Overwrite these chunks' vectors and nothing else of them: their ids, texts, pages and
+    boxes, and so every citation of them, stay as they were."""
+    rows = [Chunk(id=i, embedding=vector) for i, vector in zip(ids, vectors, strict=True)]
+    Chunk.objects.bulk_update(rows, ["embedding"])
 
 
 def delete_stale_chunks(*, document_id: uuid.UUID, version: int, count: int) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from search.pipeline.layout.model import (
     CAPTION,
@@ -36,6 +36,11 @@ from search.pipeline.layout.model import (
 from search.pipeline.split import Piece, split_spans
 
 SECTION_JOIN = " > "
+
+
+def section_path(section: str) -> list[str]:
+    """A chunk's stored section ("Results > Costs") as its headings, top level first."""
+    return section.split(SECTION_JOIN) if section else []
 
 
 @dataclass
@@ -69,6 +74,8 @@ def split_structure(structure: Structure, *, size: int, overlap: int) -> list[Pi
     for path, units in _merged(_sections(structure.blocks), size):
         for text, blocks, where in _pack(units, size, overlap):
             pieces.append(_piece(len(pieces), text, blocks, where, path))
+    if not structure.paged:  # no page a person sees: its one notional page, and no boxes
+        return [replace(piece, boxes=()) for piece in pieces]
     return pieces
 
 

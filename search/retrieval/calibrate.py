@@ -3,8 +3,9 @@
 The queries can match nothing: nonsense words (`nonsense`: pronounceable strings of random
 syllables, seeded), real English words (`ABSENT_CANDIDATES`) that no ready chunk holds,
 checked by full text first, and as many queries of several of those words at random. Each
-is embedded by the configured provider and compared with every ready chunk (exactly: a
-sequential scan of the vectors); its nearest chunk's cosine similarity is what unrelated
+is embedded by the configured provider and compared with every ready chunk the configured
+embedding made (exactly: a sequential scan of the vectors; during a re-embedding the others'
+are another model's); its nearest chunk's cosine similarity is what unrelated
 text scores. The floor is the highest of those, rounded up to STEP, plus MARGIN: a floor
 under any measured noise would let that query answer it. A query whose vector search
 would not trust (search/retrieval/floors.py `trusts_vectors`) is left out.
@@ -81,19 +82,29 @@ def absent_words(words: list[str] | tuple[str, ...]) -> list[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
+# Of the ready chunks, those whose vectors the configured embedding made: during a
+# re-embedding the others' vectors are another model's, which no search compares.
+CONFIGURED = "d.ready_embed_model = %(signature)s"
+
+
 def ready_chunks() -> int:
+    """The ready chunks whose vectors the configured embedding made: what is measured."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {ready_chunks_sql()}")
+        cursor.execute(
+            f"SELECT count(*) FROM {ready_chunks_sql()} WHERE {CONFIGURED}",
+            {"signature": current_signature()},
+        )
         return int(cursor.fetchone()[0])
 
 
 def nearest_similarity(embedding: list[float], *, sharing: str | None) -> float | None:
-    """The highest cosine similarity of any ready chunk to `embedding` (of those sharing a
-    word with `sharing`, when given), exactly; None when no chunk is left."""
-    condition = "TRUE"
-    params = {"v": vector.literal(embedding)}
+    """The highest cosine similarity of any ready chunk the configured embedding made to
+    `embedding` (of those sharing a word with `sharing`, when given), exactly; None when
+    no chunk is left."""
+    condition = CONFIGURED
+    params = {"v": vector.literal(embedding), "signature": current_signature()}
     if sharing is not None:
-        condition = vector.SHARES_A_WORD.format(c="c")
+        condition += " AND " + vector.SHARES_A_WORD.format(c="c")
         params["any_words"] = any_word_text(sharing)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_indexscan = off")  # exact: not the HNSW index
@@ -167,3 +178,13 @@ def save(measurement: Measurement) -> SimilarityFloor:
         },
     )
     return row
+
+
+def measure_and_store() -> Measurement:
+    """Measure the configured embedding's floor with the default queries and keep it, as
+    `manage.py calibrate_search_floor` does: what the sweeper runs once a re-embedding to a
+    new embedding is done (documents/upkeep/embedding_change.py). Raises the provider's
+    PipelineError when the queries cannot be embedded."""
+    measurement = measure(default_queries())
+    save(measurement)
+    return measurement

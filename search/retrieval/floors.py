@@ -21,19 +21,36 @@ lands near some chunk at 0.4 to 0.6, above what most paraphrases score with thei
 (0.33, the median on the benchmark's), so no floor could keep both. Its vectors are trusted
 only for a query with a word the model knows whole (`trusts_vectors`).
 
+One floor for every query wastes what the query itself says. A query of one or two words
+that no document holds ("wombat") lands near some chunk at up to 0.42 with the packaged
+model, while a sentence that describes a passage in other words scores 0.2 to 0.6 with it:
+the fewer words the model knows in a query, the less its vector says, and the more
+similarity it takes to mean something. So for the packaged model the floor is a line in the
+number of words it knows whole in the query (`WordsFloor`), fitted on the search
+benchmark's tuned-on paraphrase queries and the calibration's queries that can match
+nothing: a logistic regression of "this candidate is the passage" on the similarity and
+the known words, and the line where that chance is 1.5 %, the lowest at which no
+calibration query kept a candidate. A query gets the floor of its own length.
+`python -m tests.bench.search` prints the line its own grid search would take beside this
+one: the calibration queries are short, so past five words its slope is held by the
+paraphrases alone, and it takes a steeper one; this one keeps 0.44 of the tuned-on
+queries' passages against its 0.46, and answered none of the benchmark's 200 queries that
+can match nothing.
+
 In order, a search takes:
 1. INGEST_SEARCH_MIN_SIMILARITY, when it is set;
-2. the floor measured by `manage.py calibrate_search_floor` for the configured embedding
+2. the line fitted for the configured embedding (FITTED), at the query's known words;
+3. the floor measured by `manage.py calibrate_search_floor` for the configured embedding
    (search.models.SimilarityFloor);
-3. the floor the search benchmark measured on the test corpus for the packaged local model
-   (MEASURED), or the `hashing` provider's 0;
-4. else UNMEASURED, and `manage.py check --database default` (and `migrate`) warns that
+4. the `hashing` provider's 0;
+5. else UNMEASURED, and `manage.py check --database default` (and `migrate`) warns that
    the floor was never measured.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -48,8 +65,24 @@ UNMEASURED = 0.35
 # Providers whose vectors stand for words, not meaning.
 LEXICAL_PROVIDERS = frozenset({"hashing"})
 LEXICAL_FLOOR = 0.0
-# Floors `python -m tests.bench.search` measured on the corpus (docs/working/benchmark-results.md).
-MEASURED = {"local:all-MiniLM-L6-v2:384": 0.37}
+
+
+@dataclass(frozen=True)
+class WordsFloor:
+    """A floor that falls by `per_word` for each word the model knows in the query past the
+    first, down to `most_words` of them."""
+
+    one_word: float
+    per_word: float
+    most_words: int = 12
+
+    def at(self, known: int) -> float:
+        return self.one_word - self.per_word * (min(max(known, 1), self.most_words) - 1)
+
+
+# Fitted by `python -m tests.bench.search` (tests/bench/search/evidence.py) on the
+# paraphrase queries it tunes on (docs/working/benchmark-results.md).
+FITTED = {"local:all-MiniLM-L6-v2-int8:384": WordsFloor(one_word=0.398, per_word=0.0198)}
 
 
 def trusts_vectors(q: str) -> bool:
@@ -82,14 +115,17 @@ def measured(signature: str) -> float | None:
     return None if row is None else row.floor
 
 
-def floor() -> float:
-    """The least cosine similarity of a chunk found by its vector alone (module docstring)."""
+def floor(q: str | None = None) -> float:
+    """The least cosine similarity of a chunk found by its vector alone for query `q`
+    (module docstring); without `q`, for a query of one word."""
     if settings.INGEST_SEARCH_MIN_SIMILARITY is not None:
         return float(settings.INGEST_SEARCH_MIN_SIMILARITY)
     signature = current_signature()
+    if signature in FITTED:
+        from search.embedding import local_provider
+
+        return FITTED[signature].at(1 if q is None else local_provider.known_words(q))
     found = measured(signature)
     if found is not None:
         return found
-    if signature in MEASURED:
-        return MEASURED[signature]
     return LEXICAL_FLOOR if needs_shared_word() else UNMEASURED

@@ -21,6 +21,15 @@ new one is ready, never are. Each mode:
   max(k, 50), the vector list kept to the same chunks as `vector`. Without an embedding
   (the provider failed) it answers from text alone, `degraded`; so does `vector`.
 
+With INGEST_RERANK_URL set, `hybrid` and `vector` then put their best INGEST_RERANK_TOP
+in a rerank service's order, or keep theirs when it is slow or fails
+(search/retrieval/rerank.py).
+`vector` and `hybrid` also say which documents in scope their vector side left out because
+another embedding made them (`not_searchable_by_meaning`, search/retrieval/meaning.py).
+
+Each hit's `relevance` (search/retrieval/relevance.py) comes from its similarity to the
+query, where the configured embedding has fitted weights.
+
 A passage appears once: of chunks with the same text (a file uploaded under two names, a
 page repeated), the best ranked stands for all.
 """
@@ -28,11 +37,11 @@ page repeated), the best ranked stands for all.
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from search import stats
-from search.retrieval import floors, hits, text_search, vector
-from search.retrieval.answer import Answer, Hit
+from search.retrieval import floors, hits, meaning, relevance, rerank, text_search, vector
+from search.retrieval.answer import Answer, ByWordsOnly, Hit
 from search.retrieval.query_vector import QueryEmbeddingFailed, query_vector
 from search.retrieval.scope import NO_FILTERS, Filters, Scope
 
@@ -63,12 +72,16 @@ def search(
     mode: str = "hybrid",
     document_id: uuid.UUID | None = None,
     filters: Filters = NO_FILTERS,
+    offset: int = 0,
 ) -> Answer:
-    """The owner's best `k` chunks for `q`, from each document's ready version only (of
-    the documents `filters` keep)."""
+    """The owner's best `k` chunks for `q` past the first `offset`, from each document's
+    ready version only (of the documents `filters` keep)."""
     started = time.perf_counter()
     scope = Scope(owner_id=owner_id, document_id=document_id, filters=filters)
-    depth = k + SPARE if mode != "hybrid" else max(k + SPARE, FUSE_DEPTH)
+    wanted = offset + k
+    # Every page of a reranked query holds the same candidates for the reranker to order.
+    reach = max(wanted, rerank.reach(mode))
+    depth = reach + SPARE if mode != "hybrid" else max(reach + SPARE, FUSE_DEPTH)
     embedding: list[float] | None = None
     embed_ms = 0.0
     degraded = False
@@ -79,44 +92,61 @@ def search(
             log.warning("search answers from text alone: the query embedding failed (%s)", exc)
             degraded = True
     scored: dict[uuid.UUID, float]
+    nearest: float | None = None  # the query's best similarity in scope
     if embedding is None or mode == "text":
         lexical = text_search.ranked(scope, q, depth)
         scored = dict(lexical) if mode == "text" else rrf([[i for i, _ in lexical]])
     elif mode == "vector":
-        scored = dict(_similar(scope, q, embedding, depth))
+        similar, nearest = _similar(scope, q, embedding, depth)
+        scored = dict(similar)
     else:
         lexical = text_search.ranked(scope, q, depth)
-        similar = [i for i, _ in _similar(scope, q, embedding, depth)]
-        scored = rrf([[i for i, _ in lexical], similar])
-    best = sorted(scored.items(), key=lambda item: (-item[1], str(item[0])))[: k + SPARE]
-    results = _once(hits.load(best, q))[:k]
+        similar, nearest = _similar(scope, q, embedding, depth)
+        scored = rrf([[i for i, _ in lexical], [i for i, _ in similar]])
+    # Documents in scope made by another embedding: the vector side left them out.
+    by_words = meaning.by_words_only(scope) if mode != "text" else ByWordsOnly()
+    best = sorted(scored.items(), key=lambda item: (-item[1], str(item[0])))[: reach + SPARE]
+    kept, reranking = rerank.reorder(q, hits.distinct(best), mode=mode, offset=offset)
+    relevant = _relevance(q, nearest)
+    results = hits.load(kept[offset:wanted], q, relevant, embedding if relevant else None)
     took_ms = (time.perf_counter() - started) * 1000
     stats.note(mode, took_ms / 1000, degraded=degraded, results=len(results))
     return Answer(
-        query=q, mode=mode, results=results, degraded=degraded, took_ms=took_ms, embed_ms=embed_ms
+        query=q,
+        mode=mode,
+        results=results,
+        more=len(kept) > wanted,
+        degraded=degraded,
+        took_ms=took_ms,
+        embed_ms=embed_ms,
+        reranked=reranking.reranked,
+        rerank_error=reranking.error,
+        rerank_ms=reranking.ms,
+        not_searchable_by_meaning=by_words,
     )
 
 
 def _similar(
     scope: Scope, q: str, embedding: list[float], depth: int
-) -> list[tuple[uuid.UUID, float]]:
+) -> tuple[list[tuple[uuid.UUID, float]], float | None]:
     """The vector list: (chunk id, cosine similarity), nearest first, more similar than the
-    embedding's floor (search/retrieval/floors.py)."""
+    embedding's floor (search/retrieval/floors.py); and the best similarity found, None
+    when the query's vector is not compared (or nothing is in scope)."""
     if not floors.trusts_vectors(q):
-        return []
+        return [], None
     sharing = q if floors.needs_shared_word() else None
-    floor = floors.floor()
+    floor = floors.floor(q)
     nearest = vector.nearest(scope, embedding, depth, sharing=sharing)
-    return [(i, 1.0 - distance) for i, distance in nearest if 1.0 - distance > floor]
+    similar = [(i, 1.0 - distance) for i, distance in nearest if 1.0 - distance > floor]
+    return similar, (1.0 - nearest[0][1] if nearest else None)
 
 
-def _once(results: list[Hit]) -> list[Hit]:
-    """Each passage once: the first of the hits with the same text (spaces aside)."""
-    seen: set[str] = set()
-    kept = []
-    for hit in results:
-        key = " ".join(hit.text.split())
-        if key not in seen:
-            seen.add(key)
-            kept.append(hit)
-    return kept
+def _relevance(q: str, nearest: float | None) -> Callable[[float], float] | None:
+    """A hit's relevance from its similarity, for this query (search/retrieval/relevance.py)."""
+    weights = relevance.weights()
+    if weights is None or nearest is None:
+        return None
+    from search.embedding import local_provider  # FITTED holds the local model alone
+
+    known = local_provider.known_words(q)
+    return lambda similarity: weights.relevance(similarity, known, nearest)

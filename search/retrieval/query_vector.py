@@ -6,12 +6,14 @@ answer faster for a text someone else searched lately, telling anyone who times 
 others search for. A search waits at most
 INGEST_SEARCH_EMBED_MAX_WAIT_SECONDS for the rate limit the workers share (a worker may
 wait a minute; a person typing may not) and INGEST_SEARCH_EMBED_TIMEOUT_SECONDS for the
-provider. The `hashing` provider takes microseconds, and the `local` model a few
-milliseconds in this process: neither is cached nor paced.
+provider. The `hashing` provider takes microseconds and is neither cached nor paced; the
+`local` model takes a few milliseconds in this process, and keeps its LOCAL_CACHED latest
+query vectors in this process, per owner too.
 
 Any failure raises QueryEmbeddingFailed; the caller answers from text alone.
 """
 
+import functools
 import hashlib
 import logging
 import struct
@@ -22,9 +24,12 @@ from django.conf import settings
 
 from config.common import redis_clients
 from search.embedding import hashing_embed, local_provider, openai_provider
+from search.embedding.signature import current_signature
 from search.pipeline.errors import PipelineError
 
 log = logging.getLogger(__name__)
+
+LOCAL_CACHED = 4096  # about 6 MB of vectors
 
 
 class QueryEmbeddingFailed(Exception):
@@ -51,10 +56,13 @@ def query_vector(text: str, *, owner_id: int) -> tuple[list[float], float]:
         return vector, (time.perf_counter() - started) * 1000
     if settings.INGEST_EMBED_PROVIDER == "local":
         started = time.perf_counter()
+        hits_before = _local_vector.cache_info().hits
         try:
-            [vector] = local_provider.embed([text])
-        except Exception as exc:  # not installed, a broken model: text search still answers
+            vector = list(_local_vector(owner_id, current_signature(), text))
+        except Exception as exc:  # a broken model: text search still answers
             raise QueryEmbeddingFailed(f"{type(exc).__name__}: {exc}") from exc
+        if _local_vector.cache_info().hits > hits_before:
+            return vector, 0.0
         return vector, (time.perf_counter() - started) * 1000
     key = cache_key(text, owner_id=owner_id)
     try:
@@ -76,6 +84,14 @@ def query_vector(text: str, *, owner_id: int) -> tuple[list[float], float]:
     except redis.RedisError:
         log.warning("could not cache a query embedding", exc_info=True)
     return vector, embed_ms
+
+
+@functools.lru_cache(maxsize=LOCAL_CACHED)
+def _local_vector(owner_id: int, signature: str, text: str) -> tuple[float, ...]:
+    """The `local` model's vector of `text`, for this owner and embedding (both in the key
+    only, so that one owner's searches never answer another's faster)."""
+    [vector] = local_provider.embed([text])
+    return tuple(vector)
 
 
 def _ask_provider(text: str) -> list[float]:

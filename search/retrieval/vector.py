@@ -42,6 +42,8 @@ from search.retrieval.text import any_word_text
 # A chunk sharing a word of %(any_words)s with the query (its 'english' lexemes).
 SHARES_A_WORD = "{c}.search_vector @@ websearch_to_tsquery('english'::regconfig, %(any_words)s)"
 
+EF_SEARCH_MAX = 1000
+
 
 def literal(embedding: Sequence[float]) -> str:
     """pgvector's text form of a vector, for a %s cast to ::vector."""
@@ -99,7 +101,8 @@ def nearest(
     if sharing is not None:
         sql += f" JOIN {Chunk._meta.db_table} s ON s.id = n.id AND " + SHARES_A_WORD.format(c="s")
     sql += " ORDER BY n.distance, n.id"
-    ef_search = max(limit, settings.INGEST_SEARCH_EF_SEARCH)
+    # pgvector takes at most 1000; the iterative scan goes on past it for a deeper limit.
+    ef_search = min(max(limit, settings.INGEST_SEARCH_EF_SEARCH), EF_SEARCH_MAX)
     max_tuples = settings.INGEST_SEARCH_MAX_SCAN_TUPLES
     with transaction.atomic(), connection.cursor() as cursor:
         # SET LOCAL: the settings end with this transaction, never leak to the connection.

@@ -9,7 +9,8 @@
   var PARALLEL = 3;
   // Rows being fetched for showRow, by document id. A push about such a row that arrives
   // meanwhile finds no row to update yet, or is newer than what the fetch read: the row
-  // is fetched again once this fetch is done ("again").
+  // is fetched again once this fetch is done ("again"), or not shown if it was deleted
+  // ("gone").
   var fetching = {};
 
   function csrfToken() {
@@ -135,7 +136,43 @@
     });
   }
 
-  // Put a document's row at the top of the list, if the list shows rows in its status
+  // Put a new row where a reload would: the list is newest first (data-created, the
+  // document's creation as epoch seconds with microseconds, all of one length). A row older
+  // than every row shown belongs on a later page, if there is one. False: not placed.
+  function placeRow(rows, row, listing) {
+    var created = row.getAttribute("data-created") || "";
+    var shown = rows.querySelectorAll("tr.row");
+    for (var i = 0; i < shown.length; i++) {
+      if ((shown[i].getAttribute("data-created") || "") < created) {
+        shown[i].before(row);
+        return true;
+      }
+    }
+    if (parseInt(listing.getAttribute("data-pages") || "1", 10) > 1) return false;
+    rows.append(row);
+    return true;
+  }
+
+  // The page's rows read again from the database (the list, or a document's page's row:
+  // whatever listens for "refresh"), as the polling reads them. One read at a time: asked
+  // again while one is on its way, which may have read the rows before the change that
+  // asks, it reads once more when that one is done.
+  var rereading = null; // the read's request, while it is on its way
+  var rereadAgain = false;
+
+  function isReread(elt) {
+    return Boolean(elt && elt.getAttribute && elt.getAttribute("data-poll") === "when-needed");
+  }
+
+  function readRowsAgain() {
+    if (rereading) {
+      rereadAgain = true;
+      return;
+    }
+    htmx.trigger(document.body, "refresh");
+  }
+
+  // Put a document's row in the list, where a reload would, if the list shows rows in its status
   // and with the tags it is filtered by:
   // one this page just uploaded (queued), or one uploaded elsewhere that a push announces.
   function showRow(documentId, status) {
@@ -154,14 +191,15 @@
     fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } })
       .then(function (response) { return response.ok ? response.text() : ""; })
       .then(function (html) {
-        if (!html) return;
+        if (!html || fetching[documentId] === "gone") return;
         var rows = document.getElementById("rows");
         var template = document.createElement("template");
         template.innerHTML = html.trim();
         var row = template.content.firstElementChild;
         if (!hasFilterTags(row)) return;
         var existing = document.getElementById(row.id);
-        if (existing) existing.replaceWith(row); else rows.prepend(row);
+        if (existing) existing.replaceWith(row);
+        else if (!placeRow(rows, row, listing)) return;
         var empty = rows.querySelector("tr.empty");
         if (empty) empty.remove();
         htmx.process(row);
@@ -183,9 +221,10 @@
     }
   }
 
-  // A document's page: its title, facts, versions and history read again (one request,
-  // one at a time; a change meanwhile reads once more after it).
-  var DOCUMENT_PARTS = ["doc-title", "facts", "version-list", "history"];
+  // A document's page: its title, facts, versions and history read again, and the search
+  // box's title and the text of the version search serves (one request, one at a time; a
+  // change meanwhile reads once more after it).
+  var DOCUMENT_PARTS = ["doc-title", "facts", "version-list", "history", "search-title", "served-text"];
   var reading = false;
   var readAgain = false;
 
@@ -207,6 +246,11 @@
           var read = fresh.getElementById(id);
           if (shown && read) shown.replaceWith(document.importNode(read, true));
         });
+        // The new-version button names the file: its label alone changes, so focus stays on it.
+        var button = document.querySelector("#versions button[data-new-version]");
+        var readButton = fresh.querySelector("#versions button[data-new-version]");
+        if (button && readButton) button.setAttribute("aria-label", readButton.getAttribute("aria-label"));
+        followServedVersion(fresh);
       })
       .finally(function () {
         reading = false;
@@ -217,6 +261,24 @@
       });
   }
 
+  // Once a newer version is the one search serves, the document's own search box names its
+  // file, and a search it shows is run again: its results are then of the new version.
+  // The box itself stays as it is, with what is typed in it and the focus.
+  function followServedVersion(fresh) {
+    var shown = document.getElementById("document-search");
+    var read = fresh.getElementById("document-search");
+    if (!shown || !read || shown.getAttribute("data-version") === read.getAttribute("data-version")) return;
+    shown.setAttribute("data-version", read.getAttribute("data-version"));
+    var box = document.getElementById("search-q");
+    var readBox = fresh.getElementById("search-q");
+    if (!box || !readBox) return;
+    // The longer text, which the placeholder's fitting (below) shortens where it is cut.
+    box.dataset.placeholderLong = readBox.getAttribute("placeholder");
+    box.setAttribute("placeholder", box.dataset.placeholderLong);
+    box.dispatchEvent(new Event("placeholder-changed", { bubbles: true }));
+    if (box.value.trim()) htmx.trigger(box, "search");
+  }
+
   function accepted(upload, xhr) {
     var body = JSON.parse(xhr.responseText);
     var result = body.results ? body.results[0] : body;
@@ -225,12 +287,14 @@
       showRow(result.document_id);
       return;
     }
-    settle(
-      upload.item,
-      "accepted",
-      result.duplicate ? "these bytes are already another of your documents: shown below"
-        : "accepted as version " + result.version
-    );
+    var message = "accepted as version " + result.version;
+    if (result.duplicate && result.document_id === upload.document) {
+      // The document's own current file again: no new version, nothing to process.
+      message = "the same file as version " + result.version + ": nothing new";
+    } else if (result.duplicate) {
+      message = "these bytes are already another of your documents: shown below";
+    }
+    settle(upload.item, "accepted", message);
     versionAccepted(result);
   }
 
@@ -396,7 +460,9 @@
     if (!versionInput) {
       versionInput = document.createElement("input");
       versionInput.type = "file";
-      versionInput.accept = "application/pdf,.pdf";
+      // The same types as the upload form's chooser (search/file_types.py ACCEPT).
+      var chooser = document.getElementById("files");
+      versionInput.accept = chooser ? chooser.accept : "";
       versionInput.className = "visually-hidden";
       versionInput.tabIndex = -1;
       versionInput.setAttribute("aria-hidden", "true");
@@ -408,14 +474,20 @@
       document.body.append(versionInput);
     }
     var label = button.getAttribute("aria-label") || "";
-    versionTarget = { url: button.getAttribute("data-new-version"), of: label.replace(/^Upload a /, "") };
+    versionTarget = {
+      url: button.getAttribute("data-new-version"),
+      document: button.getAttribute("data-document"),
+      of: label.replace(/^Upload a /, ""),
+    };
     versionInput.click();
   }
 
   function enqueueVersion(file, target) {
     if (!document.getElementById("uploads")) return;
     var item = uploadItem(file, target.of);
-    if (!tooLarge(file, item)) waiting.push({ file: file, item: item, version: target.url });
+    if (!tooLarge(file, item)) {
+      waiting.push({ file: file, item: item, version: target.url, document: target.document });
+    }
     next();
   }
 
@@ -494,23 +566,54 @@
       if (event.detail.triggeringEvent || !elt || elt.getAttribute("data-poll") !== "when-needed") return;
       if (!window.ingestNeedsPolling()) event.preventDefault();
     });
+    document.body.addEventListener("htmx:beforeRequest", function (event) {
+      if (isReread(event.detail.elt)) rereading = event.detail.xhr;
+    });
+    document.body.addEventListener("htmx:afterRequest", function (event) {
+      // After the swap, or the failure. Heard here even once the list replaced itself:
+      // htmx then tells the nearest ancestor still on the page, as `elt`, with the same xhr.
+      if (!rereading || event.detail.xhr !== rereading) return;
+      rereading = null;
+      if (rereadAgain) {
+        rereadAgain = false;
+        readRowsAgain();
+      }
+    });
     document.body.addEventListener("htmx:wsOpen", function () {
       socketUp = true;
       setLive("live", "live");
       // Whatever changed while the socket was down: read it again from the database.
-      htmx.trigger(document.body, "refresh");
+      readRowsAgain();
     });
     document.body.addEventListener("htmx:wsBeforeMessage", function (event) {
-      var pushed = /id="doc-([0-9a-f-]+)"/.exec(event.detail.message || "");
-      if (pushed && fetching[pushed[1]]) fetching[pushed[1]] = "again";
-    });
-    // A push about a document this page does not show yet (uploaded in another tab or
-    // through the API): add its row, as for an upload from this page.
-    document.body.addEventListener("htmx:oobErrorNoTarget", function (event) {
-      var pushed = event.detail.content;
-      if (!pushed || !pushed.id || pushed.id.indexOf("doc-") !== 0) return;
-      if (pushed.getAttribute("hx-swap-oob") === "delete") return;
-      showRow(pushed.id.slice(4), pushed.getAttribute("data-status"));
+      var message = event.detail.message || "";
+      // The queue of a lane where this user has jobs waiting moved (jobs/queue_moved.py,
+      // at most about once a second): read the rows again, for their places in line and
+      // for documents uploaded elsewhere that this page does not show yet.
+      if (message.indexOf('<div id="queue-moved"') === 0) {
+        event.preventDefault();
+        readRowsAgain();
+        return;
+      }
+      var pushed = /id="doc-([0-9a-f-]+)"/.exec(message);
+      if (!pushed) return;
+      // A read on its way may have read this row before the push's change.
+      if (rereading) rereadAgain = true;
+      if (document.getElementById("doc-" + pushed[1])) {
+        if (fetching[pushed[1]]) fetching[pushed[1]] = "again";
+        return;
+      }
+      // A push about a row this page does not show: htmx would find no target for it and
+      // log an error. A deleted one is nothing to do; another is a document uploaded in
+      // another tab or through the API, or one whose row is being fetched: add its row,
+      // as for an upload from this page (a fetch on its way is made again after it).
+      event.preventDefault();
+      if (message.indexOf('hx-swap-oob="delete"') !== -1) {
+        if (fetching[pushed[1]]) fetching[pushed[1]] = "gone";
+        return;
+      }
+      var status = /data-status="([a-z_]+)"/.exec(message);
+      showRow(pushed[1], status ? status[1] : undefined);
     });
     document.body.addEventListener("htmx:wsClose", function () {
       socketUp = false;
@@ -549,6 +652,52 @@
 // Esc (in the box or on a result) clears the search and returns to the box.
 (function () {
   "use strict";
+
+  // A search that takes a while (an embedding service that is slow, a model still loading)
+  // shows that it is working: "Searching…" at the right end of the box, the box marked, the
+  // results dimmed and aria-busy, until an answer is in. Only after BUSY_AFTER_MS, so that a
+  // quick search does not flicker. A search replaced by a newer one (hx-sync) keeps the sign
+  // until the newer one is answered.
+  var BUSY_AFTER_MS = 300;
+  var pending = null;
+  var timer = null;
+  var shown = false;
+
+  function showBusy(busy) {
+    var form = document.getElementById("search-form");
+    var results = document.getElementById("search-results");
+    var sign = document.getElementById("search-busy");
+    shown = busy;
+    if (form) form.classList.toggle("busy", busy);
+    if (results) {
+      if (busy) results.setAttribute("aria-busy", "true");
+      else results.removeAttribute("aria-busy");
+    }
+    if (sign) sign.textContent = busy ? "Searching\u2026" : "";
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!event.detail.elt || event.detail.elt.id !== "search-form") return;
+    pending = event.detail.xhr;
+    if (shown || timer !== null) return;
+    timer = setTimeout(function () {
+      timer = null;
+      if (pending) showBusy(true);
+    }, BUSY_AFTER_MS);
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var ended = event.detail.xhr;
+    if (!ended || ended !== pending) return;
+    // After the events of this turn: a newer search that replaced this one starts in it.
+    setTimeout(function () {
+      if (pending !== ended) return;
+      pending = null;
+      clearTimeout(timer);
+      timer = null;
+      showBusy(false);
+    }, 0);
+  });
+
   function links() {
     return Array.prototype.slice.call(document.querySelectorAll("#search-results a.hit-link"));
   }
@@ -573,4 +722,64 @@
       if (window.htmx) htmx.trigger(box, "search");
     }
   });
+})();
+
+// The viewer (documents/page/viewer.py): opened at a passage (a search result's link, or
+// an API hit's `view`), the page scrolls to put its outline in the middle of the window
+// (a page is often taller than the window). Another anchor asked for wins.
+(function () {
+  "use strict";
+  document.addEventListener("DOMContentLoaded", function () {
+    var outline = document.querySelector("#viewer svg.outlines rect");
+    var hash = window.location.hash;
+    if (outline && (hash === "" || hash === "#viewer")) {
+      outline.scrollIntoView({ block: "center" });
+    }
+  });
+})();
+
+// The search box's placeholder names what it searches ("Words or a phrase from your
+// documents", or from the document's file name) where that fits in the box, and says less
+// ("Words or a phrase") where it would be cut: a phone's width, a long file name. The
+// server writes both (templates/search/_search_box.html); without JavaScript the longer
+// one shows.
+(function () {
+  "use strict";
+
+  // Whether `text` shows whole in the box: typed into a copy of it, which scrolls if not.
+  // The copy measures what the box really shows of a text, less its padding and the room
+  // the browser keeps for its clear button, in the box's own font.
+  function fits(input, text) {
+    var copy = input.cloneNode(false);
+    copy.removeAttribute("id");
+    copy.removeAttribute("name");
+    copy.setAttribute("aria-hidden", "true");
+    copy.tabIndex = -1;
+    copy.value = text;
+    copy.style.position = "absolute";
+    copy.style.visibility = "hidden";
+    copy.style.width = input.offsetWidth + "px";
+    input.after(copy);
+    var whole = copy.scrollWidth <= copy.clientWidth;
+    copy.remove();
+    return whole;
+  }
+
+  function fitPlaceholder() {
+    var input = document.getElementById("search-q");
+    if (!input || !input.dataset.placeholderShort || !input.offsetWidth) return;
+    if (!input.dataset.placeholderLong) input.dataset.placeholderLong = input.placeholder;
+    var long = input.dataset.placeholderLong;
+    input.placeholder = fits(input, long) ? long : input.dataset.placeholderShort;
+  }
+
+  var pending = false;
+  window.addEventListener("resize", function () {
+    if (pending) return;
+    pending = true;
+    window.requestAnimationFrame(function () { pending = false; fitPlaceholder(); });
+  });
+  document.addEventListener("DOMContentLoaded", fitPlaceholder);
+  document.addEventListener("htmx:afterSettle", fitPlaceholder);
+  document.addEventListener("placeholder-changed", fitPlaceholder);
 })();

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -128,13 +129,41 @@ def stack(chromium_path, django_db_setup, embeddings, tmp_path_factory) -> Itera
 
 
 @pytest.fixture
-def servers(stack, embeddings, broker) -> Stack:
+def servers(stack, embeddings, broker) -> Iterator[Stack]:
     """The running servers, each started again if an earlier test killed it; the fake
-    embeddings API healthy and fast, no rate-limit cool-down, an empty queue."""
+    embeddings API healthy and fast, no rate-limit cool-down, an empty queue.
+
+    After the test, the embeddings are let go and the jobs it left in flight are given
+    time to end: the test database is emptied next, and a worker writing to it then can
+    make that flush fail (and the next test find the last one's rows)."""
     stack.ensure_running()
     embeddings.reset()
     shared_limiter().clear()
-    return stack
+    yield stack
+    embeddings.reset()
+    wait_for_jobs_to_end(SETTLE_SECONDS)
+
+
+# How long a test's leftover jobs get to end before the database is emptied under them
+# (a held job ends within a second or two of its release; the margin is for loaded cores).
+SETTLE_SECONDS = 60
+
+
+def wait_for_jobs_to_end(seconds: float) -> None:
+    """Wait until no job is queued or processing, or `seconds` have passed; a job that
+    cannot end (its worker was killed for the test) is left to the flush. So is a job
+    never sent and held by no worker: a row a test wrote as it is (no sweeper runs here
+    to send it), which nothing would ever end."""
+    from jobs.models import IN_FLIGHT_STATUSES, Job
+
+    running = Job.objects.filter(status__in=IN_FLIGHT_STATUSES).exclude(
+        enqueued_at__isnull=True, worker=""
+    )
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not in_thread(running.exists):
+            return
+        time.sleep(0.2)
 
 
 @dataclass

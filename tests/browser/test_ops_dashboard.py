@@ -124,3 +124,71 @@ def test_a_user_who_is_not_staff_gets_403(browsing, servers, make_user):
 
     assert response.status == 403
     assert page.get_by_role("heading", name="Pipeline dashboard").count() == 0
+
+
+def layout(page: Page) -> dict:
+    """How the dashboard sits in the window: how far the page reaches past it; what reaches
+    past it outside a box of its own that scrolls; the lanes' figures past it; the boxes
+    that scroll, and those without a cue (a shadow, drawn by a gradient); the charts'
+    narrowest width and their labels' smallest size as drawn."""
+    return page.evaluate(
+        """() => {
+            const right = window.innerWidth;
+            const boxes = [...document.querySelectorAll(".ops-scroll")];
+            const charts = [...document.querySelectorAll("svg.ops-chart")];
+            const scale = svg => svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            const label = svg => parseFloat(getComputedStyle(svg.querySelector("text")).fontSize);
+            return {
+                page: document.documentElement.scrollWidth - right,
+                cut: [...document.querySelectorAll(".ops table, .ops [data-figure]")]
+                    .filter(e => !e.closest(".ops-scroll"))
+                    .filter(e => e.getBoundingClientRect().right > right + 0.5)
+                    .map(e => e.dataset.figure || e.className),
+                lanes: [...document.querySelectorAll(".ops-lanes td[data-figure]")]
+                    .filter(e => e.getBoundingClientRect().right >
+                        e.closest(".ops-scroll").getBoundingClientRect().right + 0.5)
+                    .map(e => e.dataset.figure),
+                scrolling: boxes.filter(b => b.scrollWidth > b.clientWidth).length,
+                uncued: boxes.filter(b => b.scrollWidth > b.clientWidth)
+                    .filter(b => !getComputedStyle(b).backgroundImage.includes("gradient")).length,
+                chart: Math.min(...charts.map(svg => svg.getBoundingClientRect().width)),
+                text: Math.min(...charts.map(svg => scale(svg) * label(svg))),
+                main: document.querySelector("main").getBoundingClientRect().width,
+            };
+        }"""
+    )
+
+
+def test_the_dashboard_reads_on_a_phone_and_uses_a_wide_screen(browsing, servers, artifacts):
+    make_staff("olivia")
+    page = browsing("olivia")
+    page.set_viewport_size({"width": 375, "height": 800})
+    sign_in(page, "olivia", "/")
+    # A search from the page: the search tile's widest figures ("≤ 250 ms") have a value.
+    page.get_by_label("Search your documents").fill("harbour")
+    expect(page.locator('#search-results [data-state="no-results"]')).to_be_visible()
+    page.goto("/ops/")
+    expect(figure(page, "search-p95-hybrid")).to_contain_text("ms")
+    expect(figure(page, "processes")).to_have_text("1", timeout=STATE_TIMEOUT_MS)
+    expect(page.locator(".ops-workers tbody tr")).to_have_count(1)
+    artifacts.screenshot(page, "375")
+    phone = layout(page)
+
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.reload()
+    expect(figure(page, "processes")).to_have_text("1")
+    artifacts.screenshot(page, "1440")
+    wide = layout(page)
+
+    assert phone["page"] <= 0, "no sideways scroll of the page on a phone"
+    assert phone["cut"] == [], "tables and figures fit, or scroll in a box of their own"
+    assert phone["lanes"] == [], "every lane's figures in sight without scrolling"
+    assert phone["scrolling"] >= 1, "the searches' and the workers' tables scroll in their box"
+    assert phone["uncued"] == 0, "a box that scrolls shows it"
+    assert phone["chart"] >= 300, "charts take the phone's width"
+    assert phone["text"] >= 10, "charts' labels are readable as drawn"
+    assert wide["page"] <= 0
+    assert wide["cut"] == []
+    assert wide["main"] >= 1300, "the dashboard takes the wide screen"
+    assert wide["scrolling"] == 0, "on a wide screen every table fits"
+    assert 11 <= wide["text"] <= 16, "charts neither tiny nor blown up"

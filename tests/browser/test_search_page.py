@@ -64,9 +64,10 @@ def test_results_appear_as_you_type_and_open_at_the_passage(
     expect(results.locator("a.hit-link").first).to_be_focused()
     page.keyboard.press("Enter")  # ...and open it
 
-    expect(page).to_have_url(re.compile(r"/documents/[0-9a-f-]+/\?chunk=.+#passage$"))
+    expect(page).to_have_url(re.compile(r"/documents/[0-9a-f-]+/\?page=2&chunk=.+#viewer$"))
+    expect(page.locator("#viewer h2")).to_have_text("Page 2 of 2")
+    expect(page.locator("#viewer svg.outlines rect").first).to_be_in_viewport()
     passage = page.locator("#passage")
-    expect(passage).to_be_visible()
     expect(passage).to_contain_text("Page 2")
     expect(passage.locator("mark").first).to_have_text("lighthouse")
     artifacts.screenshot(page, "passage")
@@ -145,3 +146,100 @@ def test_a_passage_read_by_ocr_is_marked_and_one_from_the_text_layer_is_not(
     expect(page.locator("#passage .ocr-mark")).to_be_visible()
     expect(page.locator("#ocr-pages")).to_contain_text("page 2")
     artifacts.screenshot(page, "ocr-passage")
+
+
+# When each search request starts, and when the results area is first marked busy.
+TIME_THE_BUSY_SIGN = """() => {
+  window.searchStarts = [];
+  window.busySince = null;
+  document.addEventListener("htmx:beforeRequest", event => {
+    if (event.detail.elt.id === "search-form") window.searchStarts.push(performance.now());
+  });
+  new MutationObserver(() => {
+    const busy = document.getElementById("search-results").getAttribute("aria-busy") === "true";
+    if (busy && window.busySince === null) window.busySince = performance.now();
+  }).observe(document.getElementById("search-results"), {attributes: true});
+}"""
+
+
+def test_a_slow_search_shows_it_is_working_until_its_answer_is_in(
+    browsing, servers, embeddings, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    uploaded_and_ready(page, pdf("council.pdf", HARBOUR))
+    page.evaluate(TIME_THE_BUSY_SIGN)
+    results = page.locator("#search-results")
+    sign = page.locator("#search-busy")
+    expect(sign).to_have_text("")
+    embeddings.hold()  # the query's embedding waits: the search takes seconds
+
+    page.get_by_label("Search your documents").fill("harbour wall")
+
+    expect(results).to_have_attribute("aria-busy", "true")
+    expect(sign).to_be_visible()
+    expect(sign).to_have_text("Searching…")
+    expect(page.locator("#search-form")).to_have_class(re.compile(r"\bbusy\b"))
+    for width in (375, 1440):
+        page.set_viewport_size({"width": width, "height": 900})
+        artifacts.screenshot(page, f"searching-{width}")
+    # Not at once: a quick search never shows the sign (timers never fire early).
+    started, busy = page.evaluate("[window.searchStarts[0], window.busySince]")
+    assert busy - started >= 250
+    embeddings.release()
+
+    expect(results.locator("li.hit .hit-file").first).to_have_text("council.pdf")
+    expect(results).not_to_have_attribute("aria-busy", "true")
+    expect(sign).to_have_text("")
+    expect(sign).to_be_hidden()
+    expect(page.locator("#search-form")).not_to_have_class(re.compile(r"\bbusy\b"))
+    artifacts.screenshot(page, "answered")
+
+
+def placeholder(page: Page) -> dict:
+    """The search box's placeholder, and how far it would reach past what the box shows of
+    a text (its padding and the clear button the browser keeps room for excluded): the
+    placeholder typed into a copy of the box, the copy's scroll width past its width."""
+    return page.evaluate(
+        """() => {
+            const box = document.getElementById("search-q");
+            const copy = box.cloneNode(false);
+            copy.removeAttribute("id");
+            copy.value = box.placeholder;
+            copy.style.width = box.offsetWidth + "px";
+            box.after(copy);
+            const past = copy.scrollWidth - copy.clientWidth;
+            copy.remove();
+            return {text: box.placeholder, past: past};
+        }"""
+    )
+
+
+def test_the_search_boxs_placeholder_fits_at_375_and_1440_px(
+    browsing, servers, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    name = "minutes-of-the-parish-council-meeting-march-2026.pdf"
+    upload(page, pdf(name, ORCHARD))
+    document_page = page.get_by_role("link", name=name, exact=True).get_attribute("href")
+
+    seen = {}
+    for width in (375, 1440):
+        page.set_viewport_size({"width": width, "height": 900})
+        for where in ("/", document_page):
+            page.goto(where)
+            expect(page.locator("#search-q")).to_be_visible()
+            seen[where, width] = placeholder(page)
+            artifacts.screenshot(page, f"{'home' if where == '/' else 'document'}-{width}")
+
+    for (where, width), shown in seen.items():
+        assert shown["past"] <= 0, f"{shown} cut at {width} px on {where}"
+    assert seen["/", 1440]["text"] == "Words or a phrase from your documents"
+    assert seen[document_page, 1440]["text"] == f"Words or a phrase from {name}"
+    assert seen[document_page, 375]["text"] == "Words or a phrase"
+    # Narrowed without a reload, the box says less.
+    page.set_viewport_size({"width": 375, "height": 900})
+    expect(page.locator("#search-q")).to_have_attribute("placeholder", "Words or a phrase")

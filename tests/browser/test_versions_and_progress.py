@@ -1,7 +1,8 @@
 """New versions, downloads and progress on the page, in chromium against the real servers:
-a failed row takes a new version, a document's page uploads one and downloads each, and a
-long PDF's row reads "Reading pages n / 117", then "Embedding chunks n / N", without a
-reload. Each state is photographed at a phone's width and a laptop's."""
+a failed row takes a new version, a document's page uploads one and downloads each, a
+scan's attempts read "sent to OCR" rather than the workers' `handed_on`, and a long PDF's
+row reads "Reading pages n / 117", then "Embedding chunks n / N", without a reload. Each
+state is photographed at a phone's width and a laptop's."""
 
 import re
 from pathlib import Path
@@ -19,7 +20,7 @@ from tests.browser.test_upload_page import (
     upload,
     watch,
 )
-from tests.factories import CORPUS, make_pdf
+from tests.factories import CORPUS, make_pdf, scanned_pdf, text_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -100,11 +101,11 @@ def test_a_documents_page_uploads_versions_and_downloads_each(
     choose_new_version(
         page,
         "Upload a new version of budget 2026.pdf",
-        pdf("not-a-pdf.docx", b"PK\x03\x04 a Word file"),
+        pdf("not-a-pdf.docx", b"PK\x03\x04 a damaged Word file"),
     )
     refused = page.locator("#uploads li").filter(has_text="not-a-pdf.docx")
     expect(refused).to_have_attribute("data-state", "refused")
-    expect(refused.locator(".state")).to_contain_text("not a PDF")
+    expect(refused.locator(".state")).to_contain_text("This type of file is not read")
     choose_new_version(
         page, "Upload a new version of budget 2026.pdf", pdf("budget 2026 final.pdf", second)
     )
@@ -133,6 +134,88 @@ def test_a_documents_page_uploads_versions_and_downloads_each(
     assert downloads[2].suggested_filename == "budget 2026 final.pdf"
     assert Path(downloads[1].path()).read_bytes() == first
     assert Path(downloads[2].path()).read_bytes() == second
+
+
+ORCHARD = text_pdf("The orchard yielded apples and pears; cider pressing starts in October.")
+HARBOUR = text_pdf(
+    "The harbour wall needs repairs before the winter storms; the lighthouse keeper will "
+    "report on the tides."
+)
+
+
+def test_a_documents_page_shows_and_searches_a_new_version_once_it_is_ready(
+    browsing, servers, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    upload(page, pdf("notes.pdf", ORCHARD))
+    expect(row(page, "notes.pdf")).to_have_attribute(
+        "data-status", "succeeded", timeout=STATE_TIMEOUT_MS
+    )
+    page.get_by_role("link", name="notes.pdf", exact=True).click()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    box = page.get_by_label("Search this document")
+    results = page.locator("#search-results")
+    box.press_sequentially("cider", delay=40)
+    expect(results.locator("li.hit")).to_have_count(1)
+    expect(page.locator("#text")).to_contain_text("cider pressing")
+    mark = watch(page)
+
+    choose_new_version(page, "Upload a new version of notes.pdf", pdf("harbour notes.pdf", HARBOUR))
+
+    expect(page.locator("table.single tr.row")).to_have_attribute(
+        "data-status", "succeeded", timeout=STATE_TIMEOUT_MS
+    )
+    # The text shown and the box follow the version search serves now, and the search
+    # on show was run again: "cider" is only in version 1.
+    expect(page.locator("#text")).to_contain_text("lighthouse keeper")
+    expect(page.locator("#text")).not_to_contain_text("cider")
+    expect(page.locator("#search-title")).to_have_text("Search in harbour notes.pdf")
+    expect(box).to_have_attribute("placeholder", re.compile("harbour notes.pdf"))
+    expect(results.locator('[data-state="no-results"]')).to_contain_text("this document")
+    expect(box).to_have_value("cider")
+    box.fill("")
+    box.press_sequentially("lighthouse", delay=40)
+    expect(results.locator("li.hit")).to_have_count(1)
+    expect(results.locator("li.hit .hit-file")).to_have_text("harbour notes.pdf")
+    photograph(page, artifacts, "new-version-searched")
+
+    # The same file again is no new version: the page says so, as the API does.
+    choose_new_version(
+        page, "Upload a new version of harbour notes.pdf", pdf("harbour notes.pdf", HARBOUR)
+    )
+    again = page.locator("#uploads li").filter(has_text="harbour notes.pdf").first
+    expect(again.locator(".state")).to_have_text("the same file as version 2: nothing new")
+    expect(page.locator("#versions tbody tr")).to_have_count(2)
+    expect(page.locator("#facts")).to_contain_text("Version2")
+    photograph(page, artifacts, "same-file-again")
+    assert_not_reloaded(page, mark)
+
+
+def test_a_scans_attempts_say_it_was_sent_to_ocr_in_plain_words(
+    browsing, servers, artifacts, make_user
+):
+    make_user("alice")
+    page = browsing("alice")
+    sign_in(page, "alice")
+    upload(page, pdf("signed-note.pdf", scanned_pdf("Twelve pallets of roof tiles.")))
+    expect(row(page, "signed-note.pdf")).to_have_attribute(
+        "data-status", "succeeded", timeout=STATE_TIMEOUT_MS
+    )
+    page.get_by_role("link", name="signed-note.pdf", exact=True).click()
+
+    # Newest first: the OCR lane's attempt, then the one that found the scanned page.
+    badges = page.locator("#history ol.attempts li .badge")
+    expect(badges).to_have_text(["succeeded", "sent to OCR"])
+    expect(page.locator("#history")).not_to_contain_text("handed_on")
+    photograph(page, artifacts, "attempts")
+    for width in WIDTHS.values():
+        page.set_viewport_size({"width": width, "height": 900})
+        badge = badges.last.bounding_box()
+        assert badge is not None
+        assert badge["x"] + badge["width"] <= width, "the phrase is in sight, at every width"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 def test_a_long_pdf_shows_its_pages_read_then_its_chunks_embedded(

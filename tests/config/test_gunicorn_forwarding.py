@@ -14,12 +14,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.db import connection
 
 from config.tooling.embedded import free_port
-from tests.harness.servers import WEB, ServerProcess, answers
-from tests.harness.services import database_url
+from tests.harness.servers import WEB, ServerProcess, answers, web_environment
 
 pytestmark = pytest.mark.django_db
 
@@ -50,16 +47,7 @@ def web(tmp_path: Path) -> Iterator[Web]:
             if not name.startswith(("INGEST_TRUST", "INGEST_HTTPS", "INGEST_HSTS"))
             and name != "FORWARDED_ALLOW_IPS"
         }
-        env = {
-            **inherited,
-            "DATABASE_URL": database_url(connection.settings_dict),
-            "REDIS_URL": settings.REDIS_URL,
-            "HOST": "127.0.0.1",
-            "PORT": str(port),
-            "WEB_CONCURRENCY": "1",
-            "WEB_THREADS": "2",
-            **environment,
-        }
+        env = {**web_environment(port, base=inherited), **environment}
         base_url = f"http://127.0.0.1:{port}"
         logs = tmp_path / str(len(servers))
         logs.mkdir()

@@ -14,8 +14,11 @@ def test_the_schema_lists_every_endpoint_with_its_errors(client):
     assert set(schema["paths"]) == {
         "/api/documents/",
         "/api/documents/{id}/",
+        "/api/chunks/{id}/",
+        "/api/documents/{id}/chunks/",
         "/api/documents/{id}/content/",
         "/api/documents/{id}/file/",
+        "/api/documents/{id}/pages/{n}.png",
         "/api/documents/{id}/retry/",
         "/api/documents/{id}/versions/",
         "/api/jobs/{job_id}/",
@@ -37,6 +40,14 @@ def test_the_schema_lists_every_endpoint_with_its_errors(client):
     assert {"text/markdown", "application/json", "text/plain"} <= set(
         content["responses"]["200"]["content"]
     )
+    chunks = schema["paths"]["/api/documents/{id}/chunks/"]["get"]
+    assert {"200", "400", "404", "409", "410"} <= set(chunks["responses"])
+    assert {p["name"] for p in chunks["parameters"]} >= {"cursor", "include", "version"}
+    chunk = schema["paths"]["/api/chunks/{id}/"]["get"]
+    assert "neighbours" in {p["name"] for p in chunk["parameters"]}
+    image = schema["paths"]["/api/documents/{id}/pages/{n}.png"]["get"]
+    assert {"200", "304", "400", "404", "409", "410", "422", "503"} <= set(image["responses"])
+    assert set(image["responses"]["200"]["content"]) == {"image/png"}
 
 
 def test_the_interactive_docs_use_only_local_assets(client):

@@ -31,8 +31,10 @@ from schemathesis import GenerationMode
 from config.accounts.tokens import issue_token
 from jobs.models import Job, JobStatus
 from jobs.webhooks import endpoints
+from search.models import Chunk
 from tests.conftest import pdf_upload
 from tests.factories import make_pdf
+from tests.search.chunks import ready_document
 
 EXAMPLES = int(os.environ.get("INGEST_FUZZ_EXAMPLES", "20"))
 CHECKS = [
@@ -63,9 +65,9 @@ def token(alice) -> str:
 
 @pytest.fixture
 def real_ids(alice, token, broker) -> dict[str, list[str]]:
-    """Two documents of alice's (one queued, one failed for a reason a retry may fix) with
-    their jobs, and a webhook endpoint, made as a client would; by the start of the paths
-    whose id they fit."""
+    """Three documents of alice's (one queued, one failed for a reason a retry may fix,
+    one ready with chunks), the first two's jobs, a chunk, and a webhook endpoint; by the
+    start of the paths whose id they fit."""
     client = APIClient(HTTP_AUTHORIZATION=f"Token {token}")
     uploaded = [
         client.post("/api/documents/", {"file": pdf_upload(make_pdf(seed=seed))}).json()
@@ -74,8 +76,15 @@ def real_ids(alice, token, broker) -> dict[str, list[str]]:
     queued, failed = (body["results"][0] for body in uploaded)
     Job.objects.filter(id=failed["job_id"]).update(status=JobStatus.FAILED, error_code="timeout")
     endpoint = endpoints.create(owner=alice, url=PUBLIC_URL, events=None)
+    ready = ready_document(alice, ["A ready passage.", "Its neighbour.", "And the last."])
+    ready.current_job = Job.objects.create(
+        document=ready, owner=alice, version=1, storage_key="k", status=JobStatus.SUCCEEDED
+    )
+    ready.save(update_fields=["current_job"])
+    chunk = str(Chunk.objects.filter(document=ready, index=1).get().id)
     return {
-        "/api/documents/": [queued["document_id"], failed["document_id"]],
+        "/api/documents/": [queued["document_id"], failed["document_id"], str(ready.id)],
+        "/api/chunks/": [chunk],
         "/api/jobs/": [queued["job_id"], failed["job_id"]],
         "/api/webhooks/": [str(endpoint.id)],
     }
@@ -134,7 +143,7 @@ def test_the_api_answers_as_its_schema_says(label, api_schema, token, real_ids) 
     )
     headers = {"Authorization": f"Token {token}"}
 
-    @given(case=cases, real=st.booleans(), pick=st.integers(0, 1))
+    @given(case=cases, real=st.booleans(), pick=st.integers(0, 2))
     @settings(
         max_examples=EXAMPLES,
         derandomize=True,  # the same requests on every run

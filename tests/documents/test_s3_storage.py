@@ -17,7 +17,7 @@ from tests.conftest import pdf_upload, running_worker, wait_until_terminal
 from tests.documents.conftest import BUCKET, settings_process, storages_for_environment
 from tests.factories import make_pdf
 
-S3_BACKEND = "storages.backends.s3.S3Storage"
+S3_BACKEND = "config.common.s3.SharedClientS3Storage"
 PUBLIC_GROUPS = {
     "http://acs.amazonaws.com/groups/global/AllUsers",
     "http://acs.amazonaws.com/groups/global/AuthenticatedUsers",

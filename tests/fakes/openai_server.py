@@ -17,12 +17,10 @@ import contextlib
 import hashlib
 import json
 import struct
-import threading
-from collections import deque
-from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from tests.fakes.scripted import ScriptedServer
 
 NATIVE_DIMENSION = 1536  # text-embedding-3-small's, when `dimensions` is not sent
 MODELS = {"text-embedding-3-small", "text-embedding-3-large", "text-embedding-ada-002"}
@@ -38,75 +36,22 @@ def vector_for(text: str, dimension: int) -> list[float]:
     return [(byte - 128) / 128 for byte in stream[:dimension]]
 
 
-class FakeOpenAI:
+class FakeOpenAI(ScriptedServer):
     """POST /v1/embeddings on 127.0.0.1 (or `host`: a test host's bridge), in a thread;
     counts what it sees."""
 
     def __init__(self, *, api_key: str | None = None, host: str = "127.0.0.1") -> None:
+        super().__init__(_Handler, host)
         self.api_key = api_key
-        self.delay = 0.0
         # Requests whose inputs are all among these are answered without `delay` (a
         # worker's start-up probe, while the job's embeddings hang).
         self.prompt: set[str] = set()
         self.dimension: int | None = None
-        self.requests: list[dict[str, Any]] = []
-        self._script: deque[str] = deque()
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer((host, 0), _Handler)
-        self._httpd.fake = self  # type: ignore[attr-defined]
-        # A short poll interval, so stop() returns at once.
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        # The bound socket's own name: a str for AF_INET (typeshed allows bytes in general).
-        assert isinstance(host, str)
-        return f"http://{host}:{port}"
-
-    @property
-    def calls(self) -> int:
-        """Requests received so far."""
-        return len(self.requests)
 
     @property
     def inputs(self) -> int:
         """Texts received so far, over all requests."""
         return sum(len(_inputs(body)) for body in self.requests)
-
-    def script(self, behaviours: Iterable[str]) -> None:
-        """Answer the next requests with these behaviours, one each, then "ok"."""
-        with self._lock:
-            self._script.extend(behaviours)
-
-    def start(self) -> Self:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()  # wakes handlers sleeping through `delay`
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    def _next_behaviour(self, body: dict[str, Any]) -> str:
-        with self._lock:
-            self.requests.append(body)
-            return self._script.popleft() if self._script else "ok"
 
 
 def _inputs(body: dict[str, Any]) -> list[Any]:

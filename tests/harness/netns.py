@@ -107,12 +107,17 @@ class Host:
         return int(found[0]) if found else None
 
     def _reaping(self) -> bool:
-        """Booted: the first process has made its mounts and become the reaper."""
+        """Booted: the first process has made its mounts and become the reaper. Until its
+        `exec`, it is still the shell, whose own command line holds the reaper's text too:
+        so the program it runs is what tells."""
         pid = self._first_process()
+        if pid is None:
+            return False
         try:
-            return pid is not None and b"os.wait()" in Path(f"/proc/{pid}/cmdline").read_bytes()
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             return False
+        return argv[0] == os.fsencode(sys.executable)
 
     def command(self, argv: list[str]) -> list[str]:
         """`argv` run in this host (`boot`'s namespaces), from its own directory. A signal

@@ -32,7 +32,8 @@ def pgbouncer_binary() -> str | None:
 class PgBouncer:
     """A foreground pgbouncer on 127.0.0.1:`port` (or `listen`) for the databases of the
     Postgres at `upstream_host` (a socket directory or a host) and `upstream_port`; at most
-    `pool_size` server connections per database and user."""
+    `pool_size` server connections per database and user; `pools` names databases with
+    pools of their own (a name per side of the connection budget: jobs/ops/budget.py)."""
 
     def __init__(
         self,
@@ -46,8 +47,11 @@ class PgBouncer:
         port: int | None = None,
         launcher: Callable[[list[str]], list[str]] | None = None,
         idle_transaction_timeout: float = 0,
+        pools: dict[str, tuple[str, int]] | None = None,
     ) -> None:
         self.workdir = workdir
+        # Database names of their own: name -> (the Postgres database, its pool's size).
+        self.pools = pools or {}
         # How its command is run: as it is, or in a test host (tests/harness/netns.py).
         self.launcher = launcher or (lambda argv: argv)
         self.upstream_host, self.upstream_port = upstream_host, upstream_port
@@ -66,6 +70,11 @@ class PgBouncer:
         return "\n".join(
             [
                 "[databases]",
+                *(
+                    f"{name} = host={self.upstream_host} port={self.upstream_port} "
+                    f"dbname={database} pool_size={size}"
+                    for name, (database, size) in self.pools.items()
+                ),
                 f"* = host={self.upstream_host} port={self.upstream_port}",
                 "[pgbouncer]",
                 f"listen_addr = {self.listen}",

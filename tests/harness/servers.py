@@ -23,9 +23,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+from django.db import connection
+
 from config.tooling.embedded import free_port
 from tests.fakes.openai_server import FakeOpenAI
 from tests.harness.faults import kill_group
+from tests.harness.services import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90  # seconds; generous, other test runs may share the two cores
@@ -85,6 +89,23 @@ def answers(url: str, status: int = 200) -> bool:
         return error.code == status
     except OSError:
         return False
+
+
+def web_environment(
+    port: int, *, processes: int = 1, threads: int = 2, base: dict[str, str] | None = None
+) -> dict[str, str]:
+    """What a `web` process (gunicorn) of this test run is started with: `base` (this
+    process's environment by default), the run's test database and Redis, 127.0.0.1:`port`,
+    and `processes` x `threads`."""
+    return {
+        **(dict(os.environ) if base is None else base),
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "REDIS_URL": settings.REDIS_URL,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "WEB_CONCURRENCY": str(processes),
+        "WEB_THREADS": str(threads),
+    }
 
 
 class ServerProcess:

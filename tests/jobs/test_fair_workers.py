@@ -1,6 +1,7 @@
 """Fair between accounts, with real workers: one account's twenty slow files do not make
 another account's one-page file wait, and all twenty still finish."""
 
+import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -86,7 +87,13 @@ def test_one_accounts_twenty_slow_files_leave_room_for_anothers_one_page_file(
         f"after they were uploaded"
     )
     assert busy.status == idle.status == JobStatus.SUCCEEDED
-    assert seconds_to_ready(busy) < seconds_to_ready(idle) + 3.0
+    # Behind alice's queue, bob's file would wait for 16 of her jobs to start: four rounds
+    # of her jobs at least. Beside them it may wait for a thread or the cores, about one
+    # of her jobs on two loaded cores: measured in her jobs, so a slow machine slows both.
+    her_job = statistics.median(
+        (job.finished_at - job.started_at).total_seconds() for job in alices
+    )
+    assert seconds_to_ready(busy) - seconds_to_ready(idle) < 2 * her_job, her_job
     assert {job.status for job in alices} == {JobStatus.SUCCEEDED}
     assert sampler.most == 2, "alice never held more than her share"
     assert all(job.attempts == 1 for job in alices), "waiting is not an attempt"

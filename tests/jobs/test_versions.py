@@ -101,6 +101,42 @@ def test_a_version_identical_to_another_document_returns_that_one(alice_client, 
     assert Job.objects.count() == 2
 
 
+def test_a_version_identical_to_the_current_one_is_a_duplicate_and_makes_nothing(
+    alice_client, broker
+):
+    first = upload(alice_client, make_pdf(seed=1))
+    second = new_version(alice_client, first["document_id"], make_pdf(seed=2)).json()
+    stored = Document.objects.get(id=first["document_id"]).stored_bytes
+
+    response = new_version(alice_client, first["document_id"], make_pdf(seed=2))
+
+    # As an upload of bytes the owner has is answered (POST /api/documents/).
+    assert response.status_code == 202
+    again = response.json()
+    assert again["duplicate"] is True
+    assert again["document_id"] == first["document_id"]
+    assert (again["version"], again["job_id"]) == (2, second["job_id"])
+    document = Document.objects.get(id=first["document_id"])
+    assert (document.version, document.stored_bytes) == (2, stored)
+    assert Job.objects.count() == 2
+    assert broker.client.hlen("dramatiq:fast.msgs") == 2  # no third job was sent
+    assert upload(alice_client, make_pdf(seed=2)) == {
+        key: again[key] for key in ("filename", "document_id", "job_id", "status", "status_url")
+    } | {"duplicate": True}
+
+
+def test_an_older_versions_bytes_make_a_new_version(alice_client, broker):
+    first = upload(alice_client, make_pdf(seed=1))
+    new_version(alice_client, first["document_id"], make_pdf(seed=2))
+
+    response = new_version(alice_client, first["document_id"], make_pdf(seed=1))
+
+    assert response.status_code == 202
+    assert "duplicate" not in response.json()
+    assert response.json()["version"] == 3
+    assert Job.objects.count() == 3
+
+
 def test_a_version_must_be_a_pdf(alice_client, broker):
     first = upload(alice_client, make_pdf())
 
@@ -120,3 +156,21 @@ def test_large_documents_go_to_the_batch_lane(alice_client, broker, settings):
     assert Job.objects.get(id=large["job_id"]).lane == "batch"
     assert broker.client.hlen("dramatiq:fast.msgs") == 1
     assert broker.client.hlen("dramatiq:batch.msgs") == 1
+
+
+def test_a_new_version_may_be_of_another_type_and_is_read_as_that(alice_client, worker):
+    first = upload(alice_client, make_pdf())
+    wait_until_terminal([first["job_id"]])
+
+    response = alice_client.post(
+        f"/api/documents/{first['document_id']}/versions/",
+        {"file": pdf_upload(b"# Notes\n\nThe second version is a Markdown file.\n", "notes.md")},
+    )
+
+    assert response.status_code == 202, response.content
+    [job] = wait_until_terminal([response.json()["job_id"]])
+    assert job.status == JobStatus.SUCCEEDED, job.error_detail
+    document = Document.objects.get(id=first["document_id"])
+    assert (document.version, document.file_type, document.page_count) == (2, "markdown", None)
+    assert document.storage_key.endswith("/v2.md")
+    assert versions_of_chunks(document.id) == {2}

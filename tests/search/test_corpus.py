@@ -27,6 +27,11 @@ ACCEPTED = {
     # No "%PDF" in the first kilobyte: the upload API refuses them as not_a_pdf, as
     # extraction does; "corrupt" would be the worker's other clear answer.
     "rejected_or_failed:corrupt": {"not_a_pdf", "corrupt"},
+    # Another type, read by its own reader (the PDF readers alone refuse it: not_a_pdf).
+    "succeeded_as:odt": {"succeeded"},
+    # No type read here: the upload API refuses it, and a reader asked anyway takes it
+    # for a PDF, which it is not.
+    "rejected:unsupported_type": {"not_a_pdf"},
 }
 
 

@@ -173,7 +173,7 @@ def test_the_openai_provider_without_a_key_is_a_configuration_error(openai_serve
         embed(TEXTS)
 
 
-@pytest.mark.parametrize(("api_key", "provider"), [("", "hashing"), ("sk-something", "openai")])
+@pytest.mark.parametrize(("api_key", "provider"), [("", "local"), ("sk-something", "openai")])
 def test_the_default_provider_is_openai_exactly_when_an_api_key_is_set(api_key, provider):
     env = {**os.environ, "OPENAI_API_KEY": api_key}
     env.pop("INGEST_EMBED_PROVIDER", None)

@@ -34,7 +34,7 @@ def test_results_are_the_users_own_passages_with_marked_words(alice, bob):
     assert "a.pdf" in html
     assert "bob.pdf" not in html
     assert "<mark>" in html
-    assert f"/documents/{mine.id}/?chunk=" in html
+    assert f"/documents/{mine.id}/?page=1&amp;chunk=" in html  # the viewer at its page
     assert "page 1" in html
 
 
@@ -158,3 +158,25 @@ def test_a_documents_page_searches_that_document_only(alice, bob):
     assert f"← {mine.filename}" in whole.content.decode()
     assert client.get("/search/", {"q": "lease", "document": str(theirs.id)}).status_code == 404
     assert client.get("/search/", {"q": "lease", "document": "not-a-uuid"}).status_code == 404
+
+
+def test_a_hits_relevance_is_shown_where_the_embedding_gives_one(alice, settings):
+    from documents.models import Document
+    from search.embedding import embed
+    from search.models import Chunk
+
+    ready_document(alice, ["The tenant must pay the rent on the first day of each month."])
+    words_only = signed_in(alice).get("/search/", {"q": "rent"}, **HTMX).content.decode()
+    settings.INGEST_EMBED_PROVIDER = "local"
+    settings.INGEST_LOCAL_PRECISION = "int8"
+    settings.INGEST_SEARCH_MIN_SIMILARITY = None
+    for chunk in Chunk.objects.all():  # as the local model would have embedded it
+        [chunk.embedding] = embed([chunk.text])
+        chunk.save(update_fields=["embedding"])
+    Document.objects.update(ready_embed_model="local:all-MiniLM-L6-v2-int8:384")
+
+    html = signed_in(alice).get("/search/", {"q": "when is the rent due"}, **HTMX)
+
+    assert "hit-relevance" not in words_only  # `hashing`: no fitted weights, nothing shown
+    assert 'class="hit-relevance"' in html.content.decode()
+    assert "relevance 0." in html.content.decode()

@@ -15,9 +15,7 @@ from documents.management.reprocessing import (
     run_waves,
     wave_size,
 )
-from documents.upkeep import reembed
-from jobs import fairness
-from jobs.models import Lane
+from documents.upkeep import reembed, waves
 from search.checks import column_dimensions
 from search.embedding.signature import current_signature
 
@@ -27,13 +25,6 @@ HELP = (
     "version search serves, which keeps its old vectors until the new ones are in. Run it "
     "with the new settings, after the workers restarted with them."
 )
-
-
-def default_wave() -> int:
-    """Twice the batch lane's worker threads: each thread has one job waiting behind the
-    one it runs, so the oldest queued job waits about one job's time. A longer queue would
-    only age: past INGEST_MAX_QUEUE_AGE_SECONDS admission control refuses every upload."""
-    return 2 * fairness.lane_threads(Lane.BATCH)
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -76,14 +67,14 @@ def handle(
     dry_run: bool,
     **options: object,
 ) -> None:
-    size = wave_size(wave, default_wave())
+    size = wave_size(wave, waves.batch_wave())
     if before and not everything:
         raise CommandError("--before goes with --all.")
     _refuse_a_size_change()
     scope = reembed.Scope(
         target=current_signature(),
         everything=everything,
-        before=_parse_before(before),
+        before=_parse_before(before) if everything else None,
         owner_id=owner_id(owner),
     )
     if adopt_unrecorded:

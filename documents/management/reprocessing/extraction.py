@@ -11,8 +11,7 @@ from documents.management.reprocessing import (
     run_waves,
     wave_size,
 )
-from documents.management.reprocessing.embeddings import default_wave
-from documents.upkeep import reextract
+from documents.upkeep import reextract, waves
 from search.pipeline import layout
 
 HELP = (
@@ -53,7 +52,7 @@ def handle(
             "structure. Set INGEST_STRUCTURE=on for the workers and this command, restart "
             "the workers, then run manage.py reprocess extraction."
         )
-    size = wave_size(wave, default_wave())
+    size = wave_size(wave, waves.batch_wave())
     scope = reextract.Scope(target=layout.READER, everything=everything, owner_id=owner_id(owner))
     survey = reextract.survey(scope)
     read_by = ", ".join(

@@ -3,6 +3,8 @@
 A push from a worker (jobs/notify.py) carries ids only. For each one the consumer reads the
 document's row from the database and sends it as a server-rendered fragment that htmx's ws
 extension swaps in place (`hx-swap-oob`), so a pushed row is exactly what a reload shows.
+A lane's queue notice (jobs/queue_moved.py) is passed on as a small element that tells the
+page to read its rows again, as its polling would.
 Pushes are best effort: the page re-reads its rows when the socket (re)connects and polls
 while it is down.
 
@@ -27,10 +29,12 @@ from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 
 from documents.page import rows
 from documents.page.socket import session, slots
 from jobs.notify import JobChanged, user_group
+from jobs.queue_moved import QueueMoved
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +89,14 @@ class StatusConsumer(AsyncWebsocketConsumer):
         # Only members of a user's group get these, and connect() sets user_id first.
         assert self.user_id is not None
         await self.send(text_data=await _rendered(self.user_id, event))
+
+    async def queue_moved(self, event: QueueMoved) -> None:
+        """Jobs of a lane where this user has jobs queued started, ended or joined it
+        (jobs.queue_moved, at most about once a second): the page reads its rows again,
+        for their places and for documents it does not show yet. No row is read here."""
+        if self.ended:
+            return
+        await self.send(text_data=queue_moved_html(event["lane"]))
 
     async def _watch(self) -> None:
         """Close the socket once its session no longer signs its user in; renew the
@@ -167,6 +179,13 @@ def row_fragment(user_id: int, document_id: uuid.UUID) -> str:
     if document is None:
         return f'<tr id="doc-{document_id}" hx-swap-oob="delete"></tr>'
     return render_to_string("documents/_row.html", {"row": rows.row_for(document), "oob": True})
+
+
+def queue_moved_html(lane: str) -> str:
+    """The notice as the page hears it. static/js/page.js takes it before htmx swaps
+    anything and reads the rows again; an older page, which knows no such element, finds
+    nothing to swap and ignores it."""
+    return format_html('<div id="queue-moved" data-lane="{}" hidden></div>', lane)
 
 
 # Rows are read on a small pool of threads (each with its own database connection), not on

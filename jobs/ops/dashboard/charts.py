@@ -1,7 +1,11 @@
 """Small SVG charts over time for the ops dashboard, rendered on the server: lines or
 stacked bars, with a y axis in the chart's unit (counts, rates or durations), time ticks
 on round minutes or hours, a legend, and a tooltip per time slot. No JavaScript and no
-chart library: the markup is the chart, and it scales with its box (viewBox)."""
+chart library: the markup is the chart, and it scales with its box (viewBox).
+
+The drawing is as narrow as a phone's column (360 units for about 320 px), so its 12-unit
+labels are drawn at 10 px or more there, and at 12 to 14 px in a wide screen's three
+columns: a wider drawing would shrink its labels below reading on a phone."""
 
 from __future__ import annotations
 
@@ -13,10 +17,11 @@ from datetime import datetime, timedelta
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-WIDTH, HEIGHT = 480, 190
-LEFT, RIGHT, BOTTOM = 58, 12, 24
-TOP, LEGEND_ROW = 30, 16  # the plot's top under one row of caption and legend
-CHAR = 6.4  # px per character of the 11 px labels, a generous average for system-ui
+WIDTH, HEIGHT = 360, 196  # the height with one row of caption and legend; more rows add
+LEFT, RIGHT, BOTTOM = 58, 10, 26
+TOP, LEGEND_ROW = 32, 17  # the plot's top under one row of caption and legend
+CHAR = 7.0  # units per character of the 12-unit labels, a generous average for system-ui
+MAX_TIME_TICKS = 6  # "HH:MM" labels that keep a gap between them in WIDTH
 TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720)  # minutes between time ticks
 DURATION_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600)
 
@@ -111,8 +116,10 @@ class _Chart:
         # One series needs no legend by default: the chart's caption names it.
         shown = len(series) > 1 if legend is None else legend
         self.legend = self._lay_out_legend() if shown and series else []
-        rows = 1 + max((y - 14) // LEGEND_ROW for _, _, y in self.legend) if self.legend else 1
+        rows = 1 + max((y - 15) // LEGEND_ROW for _, _, y in self.legend) if self.legend else 1
+        # Legend rows below the caption add height, so every plot is as tall.
         self.top = TOP + LEGEND_ROW * (rows - 1)
+        self.height = HEIGHT + LEGEND_ROW * (rows - 1)
         self.slot = (WIDTH - LEFT - RIGHT) / max(1, len(times))
 
     def _lay_out_legend(self) -> list[tuple[Series, float, int]]:
@@ -124,10 +131,10 @@ class _Chart:
             x = WIDTH - RIGHT - sum(widths)
             placed = []
             for s, width in zip(self.series, widths, strict=True):
-                placed.append((s, x, 14))
+                placed.append((s, x, 15))
                 x += width
             return placed
-        placed, x, y = [], 4.0, 14 + LEGEND_ROW
+        placed, x, y = [], 4.0, 15 + LEGEND_ROW
         for s, width in zip(self.series, widths, strict=True):
             if x > 4 and x + width > WIDTH - RIGHT:
                 x, y = 4.0, y + LEGEND_ROW
@@ -154,7 +161,7 @@ class _Chart:
         label = escape(self.unit.caption)
         # Every text in `parts` went through escape(); numbers and colours are ours.
         return mark_safe(
-            f'<svg class="ops-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+            f'<svg class="ops-chart" viewBox="0 0 {WIDTH} {self.height}" role="img" '
             f'aria-label="{label}" xmlns="http://www.w3.org/2000/svg">' + "".join(parts) + "</svg>"
         )
 
@@ -163,7 +170,7 @@ class _Chart:
         return LEFT + slot * self.slot
 
     def _y(self, value: float) -> float:
-        bottom = HEIGHT - BOTTOM
+        bottom = self.height - BOTTOM
         return bottom - (value / self.ymax) * (bottom - self.top)
 
     def _values(self) -> list[float]:
@@ -180,20 +187,28 @@ class _Chart:
         )
 
     def _frame(self) -> list[str]:
-        bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
-        parts = [self._text(4, 14, self.unit.caption, "start", "ops-chart-unit")]
+        bottom, right = self.height - BOTTOM, WIDTH - RIGHT
+        parts = [self._text(4, 15, self.unit.caption, "start", "ops-chart-unit")]
         for value in self.ticks:
             y = self._y(value)
             parts.append(f'<line x1="{LEFT}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
             parts.append(self._text(LEFT - 6, y + 4, self.unit.format(value), "end"))
         parts.append(f'<line x1="{LEFT}" x2="{right}" y1="{bottom}" y2="{bottom}" class="axis"/>')
+        label = 5 * CHAR  # "HH:MM"
+        last_end = -math.inf
         for when in time_ticks(self.times, self.step):
             x = self._x((when - self.times[0]) / self.step)
             parts.append(
                 f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{bottom}" y2="{bottom + 4}" class="axis"/>'
             )
-            anchor = "end" if x > right - 16 else "middle"
-            parts.append(self._text(x, HEIGHT - 6, f"{when:%H:%M}", anchor))
+            # The last label is pulled left to stay inside; one that would then run into
+            # its neighbour is left out (its tick stays).
+            anchor = "end" if x > right - label / 2 else "middle"
+            start = x - label if anchor == "end" else x - label / 2
+            if start < last_end + 4:
+                continue
+            parts.append(self._text(x, self.height - 7, f"{when:%H:%M}", anchor))
+            last_end = start + label
         return parts
 
     def _lines(self) -> list[str]:
@@ -247,7 +262,7 @@ class _Chart:
 
     def _tooltips(self) -> list[str]:
         """A transparent column per slot whose title reads out its values on hover."""
-        parts, height = [], HEIGHT - BOTTOM - self.top
+        parts, height = [], self.height - BOTTOM - self.top
         for i, when in enumerate(self.times):
             readings = " · ".join(f"{s.label} {self._reading(s.values[i])}" for s in self.series)
             parts.append(
@@ -274,12 +289,13 @@ def _runs(values: Sequence[float | None]) -> list[list[tuple[int, float]]]:
 
 
 def time_ticks(times: Sequence[datetime], step: timedelta) -> list[datetime]:
-    """Round times (on the minute, 10 minutes, hours...) within the chart, at most 7."""
+    """Round times (on the minute, 10 minutes, hours...) within the chart, at most
+    MAX_TIME_TICKS."""
     if not times:
         return []
     start, end = times[0], times[-1] + step
     span_minutes = (end - start) / timedelta(minutes=1)
-    every = next((m for m in TIME_STEPS if span_minutes / m <= 7), TIME_STEPS[-1])
+    every = next((m for m in TIME_STEPS if span_minutes / m <= MAX_TIME_TICKS), TIME_STEPS[-1])
     first = start.replace(second=0, microsecond=0)
     first += timedelta(minutes=-(first.hour * 60 + first.minute) % every)
     ticks, when = [], first

@@ -27,7 +27,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options: object) -> None:
         if calibrate.ready_chunks() == 0:
-            raise CommandError("No document is ready yet: there is nothing to measure against.")
+            raise CommandError(
+                "No document is ready with the configured embedding yet: there is nothing to "
+                "measure against."
+            )
         queries = calibrate.default_queries(nonsense_count=int(str(options["nonsense"])))
         self.stdout.write(f"Embedding {len(queries)} queries that can match nothing…")
         try:

@@ -32,6 +32,7 @@ from search.pipeline.layout.model import (
     PageSize,
     Span,
     Structure,
+    rows_text,
 )
 from search.pipeline.page import OnPages
 from search.pipeline.reopened import Reopened
@@ -159,18 +160,8 @@ def _furniture(span: Span, kind: str, page: int) -> Block:
 
 
 def _table(found: tables.Found, page: int) -> Block:
-    rows = _rows_text(found.cells)
+    rows = rows_text(found.cells)
     return Block(kind=TABLE, text=rows, page=page, box=found.box, cells=found.cells)
-
-
-def _rows_text(cells: list[Cell]) -> str:
-    rows: dict[int, list[Cell]] = {}
-    for cell in cells:
-        rows.setdefault(cell.row, []).append(cell)
-    return "\n".join(
-        " | ".join(cell.text for cell in sorted(row, key=lambda c: c.column))
-        for _, row in sorted(rows.items())
-    )
 
 
 def _levels(pairs: list[tuple[Block, tuple[float, bool] | None]]) -> None:
@@ -257,7 +248,7 @@ def _merge(into: Block, more: Block) -> None:
             Cell(c.row + offset, c.column, c.text, c.box, c.rows, c.columns, False, more.page)
             for c in cells
         )
-        into.text = _rows_text(into.cells)
+        into.text = rows_text(into.cells)
         return
     into.text, (_, start) = paragraphs.join([into.text, more.text])
     into.lines += [Line(line.page, line.box, line.start + start) for line in more.lines]

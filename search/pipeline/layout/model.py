@@ -151,6 +151,17 @@ def grid(cells: Sequence[Cell]) -> list[list[str]]:
     return rows
 
 
+def rows_text(cells: Sequence[Cell]) -> str:
+    """A table's text, as every reader writes it: a row a line, cells between " | "."""
+    rows: dict[int, list[Cell]] = {}
+    for cell in cells:
+        rows.setdefault(cell.row, []).append(cell)
+    return "\n".join(
+        " | ".join(cell.text for cell in sorted(row, key=lambda c: c.column))
+        for _, row in sorted(rows.items())
+    )
+
+
 @dataclass(frozen=True)
 class Line:
     """Where a line of a block's text is: its page, its box, and the offset in the block's
@@ -238,20 +249,29 @@ class PageSize:
 
 @dataclass
 class Structure:
-    """A document's model: its pages' sizes, and its blocks in reading order."""
+    """A document's model: its pages' sizes, and its blocks in reading order.
+
+    `paged` False: a file with no pages a person sees (a Word document, a web page, an
+    e-mail). It has one notional page of size 0 x 0, and every block is on it with an
+    empty box and no lines or parts."""
 
     pages: list[PageSize]
     blocks: list[Block]
+    paged: bool = True
 
     def as_dict(self) -> dict:
-        return {
+        found: dict = {
             "pages": [[round(p.width, 1), round(p.height, 1)] for p in self.pages],
             "blocks": [block.as_dict() for block in self.blocks],
         }
+        if not self.paged:
+            found["paged"] = False
+        return found
 
     @classmethod
     def from_dict(cls, data: dict) -> Structure:
         return cls(
             pages=[PageSize(float(w), float(h)) for w, h in data["pages"]],
             blocks=[Block.from_dict(block) for block in data["blocks"]],
+            paged=data.get("paged", True),
         )

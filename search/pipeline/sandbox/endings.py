@@ -9,6 +9,7 @@ got its CPU time was starved by a busy machine, and a later attempt may well fin
 (errors.ExtractTimeout.for_good).
 """
 
+import base64
 import signal
 from dataclasses import dataclass
 from typing import TypedDict
@@ -17,6 +18,7 @@ from search.pipeline.errors import (
     Corrupt,
     Encrypted,
     ExtractTimeout,
+    NoSuchPage,
     NotAPdf,
     PermanentError,
     TooComplex,
@@ -24,7 +26,7 @@ from search.pipeline.errors import (
     TransientError,
 )
 from search.pipeline.layout.model import KINDS, Structure
-from search.pipeline.page import Reading, Scanned
+from search.pipeline.page import Attachment, Reading, Scanned
 
 # What a reader out of memory leaves on stderr (compared in lower case): Python's
 # MemoryError, or a C or C++ library's (PDFium's) failed allocation.
@@ -54,7 +56,11 @@ class Payload(TypedDict, total=False):
     why] of those whose text layer cannot be read) and `scanned` ([index, text,
     confidence] of each page OCR read). Its first answer says it is `ready`, and
     which `walls` it could put up (sandbox.put_up_walls). While it reads, frames with
-    only `progress` (the pages read so far; `ocr` when by OCR) come before the answer."""
+    only `progress` (the pages read so far; `ocr` when by OCR) come before the answer.
+    A type with a reader of its own (search/pipeline/formats) also gives `metadata` (what
+    the file says of itself: an e-mail's headers) and `attachments` ([name, media type,
+    bytes in base64] each). Asked to draw a page, `png` (the image, in base64), or `error`
+    and, for a page the file does not have, `page_count`."""
 
     pages: list[str]
     structure: dict
@@ -66,6 +72,10 @@ class Payload(TypedDict, total=False):
     ready: bool
     walls: dict
     progress: PagesPayload
+    png: str
+    page_count: int
+    metadata: dict
+    attachments: list[list]
 
 
 @dataclass(frozen=True)
@@ -92,12 +102,37 @@ def reading_or_error(payload: Payload, *, memory_mb: int) -> Reading:
             _scanned(payload, len(texts)),
             _structure(payload.get("structure"), len(texts)),
             _unreadable(payload.get("unreadable", []), len(texts)),
+            _metadata(payload.get("metadata", {})),
+            _attachments(payload.get("attachments", [])),
         )
     error = payload.get("error")
     if error and error.get("code") in PERMANENT_ERRORS:
         raise PERMANENT_ERRORS[error["code"]](error["detail"])
     if error and error.get("code") == ExtractTimeout.code:
         raise ExtractTimeout(str(error.get("detail", ""))[:500])
+    raise TransientError(f"The PDF reader answered {str(payload)[:200]}", code="extractor_crashed")
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def picture_or_error(payload: Payload) -> bytes:
+    """The PNG a child drew (search/pipeline/render.py), or the error it reported:
+    NoSuchPage with the file's page count, or another permanent one. An answer that is no
+    PNG is a garbled one (ValueError)."""
+    if "png" in payload:
+        picture = base64.b64decode(
+            str(payload["png"]), validate=True
+        )  # binascii.Error: a ValueError
+        if not picture.startswith(PNG_SIGNATURE):
+            raise ValueError("a picture that is no PNG")
+        return picture
+    error = payload.get("error")
+    pages = payload.get("page_count")
+    if error and error.get("code") == NoSuchPage.code and isinstance(pages, int):
+        raise NoSuchPage(str(error.get("detail", ""))[:500], pages=pages)
+    if error and error.get("code") in PERMANENT_ERRORS:
+        raise PERMANENT_ERRORS[error["code"]](error["detail"])
     raise TransientError(f"The PDF reader answered {str(payload)[:200]}", code="extractor_crashed")
 
 
@@ -113,6 +148,30 @@ def _structure(structure: object, pages: int) -> Structure | None:
     if any(not 1 <= block.page <= pages or block.kind not in KINDS for block in read.blocks):
         raise ValueError("a block on no page of the file, or of no known kind")
     return read
+
+
+def _metadata(metadata: object) -> dict[str, str]:
+    if not isinstance(metadata, dict):
+        raise ValueError("metadata that is not an object")
+    found = {}
+    for key, value in metadata.items():
+        if not (isinstance(key, str) and isinstance(value, str)):
+            raise ValueError(f"metadata of {str(key)[:50]}: {str(value)[:50]}")
+        found[key[:64]] = value[:1000]
+    return found
+
+
+def _attachments(entries: object) -> list[Attachment]:
+    if not isinstance(entries, list):
+        raise ValueError("attachments that are not a list")
+    found = []
+    for entry in entries:
+        match entry:
+            case [str() as name, str() as media_type, str() as data]:
+                found.append(Attachment(name, media_type, base64.b64decode(data, validate=True)))
+            case _:
+                raise ValueError(f"an attachment of {str(entry)[:100]}")
+    return found
 
 
 def _unreadable(entries: object, pages: int) -> dict[int, str]:

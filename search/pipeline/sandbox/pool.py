@@ -97,11 +97,31 @@ class Pool:
         except BaseException:
             self._retire(sandbox)
             raise
-        if sandbox.served >= self.recycle_after:
-            self._retire(sandbox)
-        else:
-            self._keep(sandbox)
+        self._returned(sandbox)
         return pages
+
+    def render_page(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        number: int,
+        width: int,
+        timeout: float,
+        owner: int | None = None,
+    ) -> bytes:
+        """A page drawn by a pooled child (Sandbox.render_page) that has read no other
+        owner's documents; raises as Sandbox.render_page, and OSError when `path` cannot
+        be found."""
+        resolved = Path(path).resolve(strict=True)
+        sandbox = self._borrow(owner)
+        sandbox.owner = owner
+        try:
+            picture = sandbox.render_page(resolved, number=number, width=width, timeout=timeout)
+        except BaseException:
+            self._retire(sandbox)
+            raise
+        self._returned(sandbox)
+        return picture
 
     def close(self) -> None:
         """Stop every idle child (busy ones end with the reading that holds them)."""
@@ -140,6 +160,13 @@ class Pool:
                 self._idle.remove(sandbox)
                 return sandbox
         return None
+
+    def _returned(self, sandbox: Sandbox) -> None:
+        """Kept for the next reading, or retired after `recycle_after` of them."""
+        if sandbox.served >= self.recycle_after:
+            self._retire(sandbox)
+        else:
+            self._keep(sandbox)
 
     def _retire(self, sandbox: Sandbox) -> None:
         sandbox.stop()

@@ -29,30 +29,30 @@ import socket
 import struct
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 import psutil
 
-from search.pipeline.errors import ExtractTimeout, PermanentError, TooComplex, TransientError
-from search.pipeline.page import OcrOrder, OnPages, Reading, Scanned
-from search.pipeline.sandbox import landlock
-from search.pipeline.sandbox.confine import confine_child, cpu_seconds, limit_cpu, make_undumpable
+from search import file_types
+from search.pipeline.errors import (
+    TooComplex,
+    TransientError,
+)
+from search.pipeline.page import OcrOrder, OnPages, Reading
+from search.pipeline.sandbox.confine import make_undumpable
 from search.pipeline.sandbox.endings import (
     Ending,
     Payload,
     failure,
-    memory_detail,
+    picture_or_error,
     reading_or_error,
 )
 
 if TYPE_CHECKING:  # the engine and the readers are loaded in the child only
-    from search.pipeline.layout.model import Ink, Structure
-    from search.pipeline.ocr import Engine
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -198,9 +198,11 @@ class Sandbox:
         try:
             self._wait_until_ready()
             with open(path, "rb") as document:  # handed over open: the child cannot open it
+                code = type_of(document, path)
                 socket.send_fds(self._channel, [b"d"], [document.fileno()])
             self._pdfium = structure or self.extractor == "pdfium"
             self._send(
+                type=code,
                 max_pages=max_pages,
                 timeout=timeout,
                 ocr=ocr.as_request() if ocr else None,
@@ -238,6 +240,34 @@ class Sandbox:
             self.stop()
             raise
 
+    def render_page(self, path: Path, *, number: int, width: int, timeout: float) -> bytes:
+        """Page `number` (1-based) of the PDF at `path` (an absolute path) as a PNG `width`
+        pixels wide (search/pipeline/render.py), drawn within `timeout` seconds of CPU
+        time. Raises NoSuchPage (with the file's page count) and Corrupt, and as
+        read_pages: TooComplex, ExtractTimeout, TransientError "extractor_crashed". After
+        anything but a picture, the child is stopped."""
+        try:
+            self._wait_until_ready()
+            with open(path, "rb") as document:  # handed over open: the child cannot open it
+                code = type_of(document, path)
+                socket.send_fds(self._channel, [b"d"], [document.fileno()])
+            self._pdfium = True
+            self._send(type=code, render={"page": number, "width": width}, timeout=timeout)
+            deadline = time.monotonic() + WALL_CLOCK_FACTOR * timeout
+            payload = self._receive(deadline, (self._cpu or 0.0) + timeout)
+            self.served += 1
+            self._cpu = payload.get("cpu", self._cpu)
+            return picture_or_error(payload)
+        except _OutOfCpu:
+            raise self._ended(timeout=timeout, killed_for="cpu") from None
+        except _DeadlinePassed:
+            raise self._ended(timeout=timeout, killed_for="wall") from None
+        except (EOFError, OSError, ValueError):  # a closed pipe, a garbled answer
+            raise self._ended(timeout=timeout, killed_for=None) from None
+        except BaseException:  # an error answer, or this thread interrupted
+            self.stop()
+            raise
+
     def _wait_until_ready(self) -> None:
         if self._cpu is not None:
             return
@@ -267,6 +297,12 @@ class Sandbox:
         return cpu
 
     def _send(self, **request: object) -> None:
+        # The child's own wall-clock deadline, from this side's factor: the one a test on
+        # a busy machine stretches (tests/search/conftest.py, patient_wall_clock) is the
+        # parent's, and a child ending itself first would read as a crash.
+        timeout = request.get("timeout")
+        if isinstance(timeout, int | float):
+            request["wall"] = WALL_CLOCK_FACTOR * timeout + CPU_GRACE_SECONDS
         stdin = cast(BinaryIO, self._process.stdin)
         stdin.write(json.dumps(request).encode() + b"\n")
         stdin.flush()
@@ -354,6 +390,20 @@ class _PageClock:
         self.cpu_limit = cpu_limit if index < total else math.inf  # the last page is done
 
 
+def type_of(document: BinaryIO, path: Path) -> str:
+    """The code of the file's type (search/file_types.py), told from its first bytes and
+    its name (which only tells Markdown from plain text); "pdf" for bytes of no type read
+    here, or text named as a PDF is (as the front door refuses them), which the PDF
+    reader then refuses with its own reason. Reads with pread: the child gets the file
+    at its start."""
+    found = file_types.detect(os.pread(document.fileno(), file_types.HEAD_BYTES, 0), name=path.name)
+    if not isinstance(found, file_types.FileType):
+        return file_types.PDF.code
+    if file_types.mislabelled(found, path.name):
+        return file_types.PDF.code
+    return found.code
+
+
 def _pages_read(payload: Payload, max_pages: int) -> tuple[int, int]:
     """A progress frame's (pages read, pages in all), checked: the child parses untrusted
     bytes, so a frame that is not two sensible counts is a garbled answer (ValueError)."""
@@ -393,20 +443,22 @@ def _child_environment(
     extractor: str, scratch: str, ocr_languages: str = "", tessdata: str = ""
 ) -> dict[str, str]:
     # The child parses untrusted bytes: it gets the import path, its scratch directory and
-    # no credentials; an OCR child, its engine's languages and files, and one thread.
+    # no credentials; an OCR child, its engine's languages and files. Every child one
+    # thread: numpy (the OCR page's image, and openpyxl imports it) starts a pool of them
+    # otherwise, which the child may not (seccomp).
     environment = {
         "PYTHONPATH": PROJECT_ROOT,
         "PATH": os.defpath,
         "TMPDIR": scratch,
         EXTRACTOR_ENV: extractor,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
     }
     if ocr_languages:
         environment |= {
             OCR_LANGUAGES_ENV: ocr_languages,
             OCR_TESSDATA_ENV: tessdata,
             "OMP_THREAD_LIMIT": "1",
-            "OMP_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1",  # numpy's, for the page's image
         }
     return environment
 
@@ -435,212 +487,3 @@ def read_in_sandbox(
         return sandbox.read(resolved, max_pages=max_pages, timeout=timeout)
     finally:
         sandbox.stop()
-
-
-# --------------------------------------------------------------------------- child
-
-
-def main(argv: list[str]) -> int:
-    """The child: `python -m search.pipeline.sandbox MEMORY_MB`, requests on stdin.
-
-    Each request is a JSON line {"max_pages", "timeout", "ocr"} (the document comes over
-    the channel, an open file); each answer one Payload, for any input, good or bad. Dying
-    instead (a traceback, a signal) means the reader itself broke. Exits 0 when stdin
-    closes.
-    """
-    memory_mb, channel = int(argv[1]), socket.socket(fileno=int(argv[2]))
-    answers = _take_stdout()
-    confine_child(memory_mb=memory_mb, cpu_seconds=STARTUP_SECONDS)
-    # Imported under the limits: no PDF library is ever loaded in a process without them.
-    from search.pipeline.ocr import start_engine
-    from search.pipeline.reader import read_pdf, read_pdf_with_ink
-
-    # Collected by the reader as evidence of damage, not printed.
-    logging.getLogger("pdfminer").propagate = False
-    # The engine loads its language files now, while the walls still let it.
-    engine = start_engine()
-    walls = put_up_walls()  # before the first untrusted byte
-    _write(answers, {"ready": True, "walls": walls}, memory_mb=memory_mb)
-    for line in sys.stdin.buffer:
-        request = json.loads(line)
-        timeout = float(request["timeout"])
-        _, fds, _, _ = socket.recv_fds(channel, 1, 1)
-        # Deadlines of its own, for when the worker is gone: SIGXCPU, or SIGALRM.
-        limit_cpu(timeout + CPU_GRACE_SECONDS)
-        signal.setitimer(signal.ITIMER_REAL, WALL_CLOCK_FACTOR * timeout + CPU_GRACE_SECONDS)
-        order = OcrOrder.from_request(request["ocr"]) if request.get("ocr") else None
-        payload = _read(
-            read_pdf_with_ink if request.get("structure") else read_pdf,
-            fds[0],
-            request["max_pages"],
-            memory_mb=memory_mb,
-            told=_PagesTold(answers),
-            ocr=(order, engine) if order else None,
-        )
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        _write(answers, payload, memory_mb=memory_mb)
-    return 0
-
-
-def put_up_walls() -> dict:
-    """The child's walls on what it can see, once its imports are read (sandbox.main; the
-    tests' probe calls it too): Landlock lets it open only the Python and project code it
-    may still import (read-only) and its scratch directory (TMPDIR), never the data
-    directory, the storage root or another process's /proc (an OCR child may also write
-    to /dev/null); confine.confine_child has
-    already refused it sockets, signals, ptrace and new processes. Says what held."""
-    readable = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-    readable |= {os.path.join(PROJECT_ROOT, package) for package in CODE_PACKAGES}
-    readable |= set(SHARED_LIBRARIES)
-    writable = [os.environ.get("TMPDIR", "")]
-    # An OCR child's engine writes some of its debugging to /dev/null, which it opens as it
-    # reads a page and never checks: refused, Tesseract crashes (a small, odd page does it).
-    if os.environ.get(OCR_LANGUAGES_ENV):
-        writable.append(os.devnull)
-    version = landlock.restrict(sorted(readable), writable)
-    if version == 0:
-        return {"landlock": 0, "lost": LOST_WITHOUT_LANDLOCK}
-    return {"landlock": version}
-
-
-def _take_stdout() -> int:
-    """A private copy of stdout for the answers. Everything else that would print there,
-    Python's or a C library's, goes to stderr from now on: nothing can corrupt an answer,
-    and no answer depends on what a failure left sys.stdout pointing at."""
-    answers = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return answers
-
-
-class _PagesTold:
-    """Tells the parent the pages read, in `progress` frames: the count as soon as it is
-    known (0 read), then at most every PROGRESS_SECONDS; the answer itself follows."""
-
-    def __init__(self, answers: int, *, ocr: bool = False) -> None:
-        self.answers = answers
-        self.last = -math.inf
-        self.ocr = ocr  # the pages read by OCR, not by the text reader
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        # Pages read by OCR are told each: the parent times each one (sandbox._PageClock).
-        if done and not self.ocr and now - self.last < PROGRESS_SECONDS:
-            return
-        self.last = now
-        progress: dict[str, object] = {"done": done, "total": total}
-        if self.ocr:
-            progress["ocr"] = True
-        _send_frame(self.answers, json.dumps({"progress": progress}).encode())
-
-
-def _read(
-    read_pdf: Callable[..., "list[str] | tuple[list[str], list[Ink] | None]"],
-    document: int,
-    max_pages: int,
-    *,
-    memory_mb: int,
-    told: "_PagesTold | None" = None,
-    ocr: "tuple[OcrOrder, Engine | None] | None" = None,
-) -> Payload:
-    """One document read: by `read_pdf` (read_pdf, or read_pdf_with_ink for the
-    structure too), and with `ocr` the pages that need it, found or read."""
-    try:
-        with os.fdopen(document, "rb") as fp:
-            read = read_pdf(fp, max_pages=max_pages, on_pages=told)
-            texts, inks = read if isinstance(read, tuple) else (read, None)
-            payload: Payload = {"pages": texts}
-            scanned: dict[int, Scanned] = {}
-            if ocr is not None:
-                fp.seek(0)
-                payload, scanned = _scan(fp, texts, *ocr, told=told)
-            if isinstance(read, tuple):
-                force = ocr is not None and ocr[0].force
-                unreadable = {index for index, _ in payload.get("unreadable", [])}
-                found = _structure(texts, inks, scanned, force=force, unreadable=unreadable)
-                if found is not None:
-                    payload["structure"] = found.as_dict()
-            return payload
-    except (PermanentError, ExtractTimeout) as exc:
-        return {"error": {"code": exc.code, "detail": exc.detail}}
-    except MemoryError:
-        pass  # answered below, once the frames that held the memory are gone
-    return {"error": {"code": TooComplex.code, "detail": memory_detail(memory_mb)}}
-
-
-def _scan(
-    fp: BinaryIO,
-    texts: list[str],
-    order: OcrOrder,
-    engine: "Engine | None",
-    *,
-    told: "_PagesTold | None",
-) -> "tuple[Payload, dict[int, Scanned]]":
-    """The text reader's pages, the pages that need OCR, and (ordered to) what it read."""
-    from search.pipeline.ocr import read_scans
-
-    on_scans = _PagesTold(told.answers, ocr=True) if told is not None else None
-    scans, scanned, why = read_scans(fp, texts, order, engine, on_pages=on_scans)
-    payload: Payload = {
-        "pages": texts,
-        "scans": scans,
-        "scanned": [[index, page.text, page.confidence] for index, page in scanned.items()],
-        "unreadable": [[index, reason] for index, reason in why.items()],
-    }
-    return payload, scanned
-
-
-def _structure(
-    texts: list[str],
-    inks: "list[Ink] | None",
-    scanned: "dict[int, Scanned]",
-    *,
-    force: bool,
-    unreadable: set[int],
-) -> "Structure | None":
-    """The document's structure from each page's ink: the words OCR read on a page that
-    takes OCR's text (classify.takes_ocr, as the worker decides), its text layer's ink
-    otherwise. None when a page with text has no ink (PDFium did not read the file)."""
-    from search.pipeline.classify import nonspace, takes_ocr
-    from search.pipeline.layout.document import structure
-    from search.pipeline.layout.model import Ink
-
-    pages: list[Ink] = []
-    for index, text in enumerate(texts):
-        scan = scanned.get(index)
-        takes = force or index in unreadable
-        if scan is not None and scan.ink is not None and takes_ocr(text, scan.text, force=takes):
-            pages.append(scan.ink)
-        elif inks is not None:
-            pages.append(inks[index])
-        elif nonspace(text) == 0:
-            pages.append(Ink(0.0, 0.0))  # a blank page: its size is not known here
-        else:
-            return None
-    return structure(pages)
-
-
-def _write(fd: int, payload: Payload, *, memory_mb: int) -> None:
-    payload["cpu"] = cpu_seconds()
-    _send_frame(fd, _encode(payload, memory_mb=memory_mb))
-
-
-def _send_frame(fd: int, body: bytes) -> None:
-    view = memoryview(FRAME.pack(len(body)) + body)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _encode(payload: Payload, *, memory_mb: int) -> bytes:
-    try:
-        # ASCII escapes keep lone surrogates (from broken font maps) valid JSON.
-        body = json.dumps(payload, ensure_ascii=True).encode("ascii")
-    except MemoryError:
-        return _too_complex(memory_detail(memory_mb))
-    if len(body) > MAX_OUTPUT_BYTES:
-        return _too_complex(f"The PDF's text is larger than {MAX_OUTPUT_BYTES // 2**20} MB.")
-    return body
-
-
-def _too_complex(detail: str) -> bytes:
-    return json.dumps({"error": {"code": TooComplex.code, "detail": detail}}).encode()

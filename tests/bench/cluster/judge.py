@@ -79,11 +79,15 @@ def cut_jobs_back(
     back, again, wrong = [], [], []
     for attempt in held:
         later = [a for a in final.attempts.get(attempt.job, []) if a.number > attempt.number]
+        # Another host's claim is the takeover. The cut host, back before another host
+        # had a free thread (a busy machine), may claim the job first: that attempt is
+        # fenced like the others (nothing_landed) and neither counts for nor against.
+        others = [a for a in later if not on_host(a.worker, host)]
         back.append(attempt.finished - cut.start if attempt.finished else math.inf)
-        again.append(later[0].started - cut.start if later else math.inf)
+        again.append(others[0].started - cut.start if others else math.inf)
         job = final.jobs.get(attempt.job)
-        elsewhere = bool(later) and not on_host(later[0].worker, host)
-        if job is None or job.status != "succeeded" or not elsewhere:
+        finished_elsewhere = bool(later) and not on_host(later[-1].worker, host)
+        if job is None or job.status != "succeeded" or not finished_elsewhere:
             wrong.append(attempt.job)
     return Criterion(
         name,

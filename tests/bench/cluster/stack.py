@@ -26,6 +26,7 @@ import sys
 import threading
 from pathlib import Path
 
+from jobs.ops import budget
 from tests.bench.cluster import containers
 from tests.bench.cluster.data import DataHost
 from tests.bench.cluster.hosts import AppHost, manage, web_host, worker_host
@@ -106,14 +107,29 @@ class ClusterStack:
                 threads[lane] = threads.get(lane, 0) + self.lane_threads(lane)
         return threads
 
+    def connection_budget(self) -> budget.Budget:
+        """PgBouncer's two pools, as `manage.py connection_budget` sizes them for these
+        hosts (the scale-out's included)."""
+        sizes = {"WEB_CONCURRENCY": self.web_processes, "WEB_THREADS": self.web_threads}
+        for lane in (*LANES["worker1"], "webhooks"):
+            sizes[f"WORKER_{lane.upper()}_PROCESSES"] = 1
+            sizes[f"WORKER_{lane.upper()}_THREADS"] = self.lane_threads(lane)
+        environ = {name: str(value) for name, value in sizes.items()}
+        return budget.budget(web_hosts=2, worker_hosts=len(LANES), environ=environ)
+
     def start(self) -> dict[str, str]:
         """Every host and service; the environment every app process gets."""
         self.logs.mkdir(parents=True, exist_ok=True)
         self.cluster.base.mkdir(parents=True, exist_ok=True)
         self.cluster.create(NAMES)
         data = self.host("data")
+        pools = self.connection_budget()
         self.data = DataHost(
-            data, data.root / "services", idle_transaction=IDLE_TRANSACTION_SECONDS
+            data,
+            data.root / "services",
+            pool_size=pools.workers_pool,
+            web_pool_size=pools.web_pool,
+            idle_transaction=IDLE_TRANSACTION_SECONDS,
         ).start()
         self.openai = BreakableOpenAI(api_key=API_KEY, host=self.bridge_address).start()
         self.receiver = webhooks.Receiver(host=self.bridge_address).start()
@@ -132,6 +148,15 @@ class ClusterStack:
             **UNLIMITED,
             **self.settings,
             "DATABASE_URL": self.data.pooled_url if self.pooled else self.data.direct_url,
+            # The web's pool apart from the workers' (jobs/ops/budget.py).
+            **(
+                {
+                    "WEB_DATABASE_URL": self.data.pooled_web_url,
+                    "WS_DATABASE_URL": self.data.pooled_web_url,
+                }
+                if self.pooled
+                else {}
+            ),
             "DATABASE_POOL_MODE": "transaction" if self.pooled else "session",
             # A cut-off worker's open transaction ends well within its lease, directly or
             # through PgBouncer (whose own setting the data host gives the same value).

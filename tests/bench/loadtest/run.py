@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.bench.loadtest import client, criteria, direct_client, payloads, webhooks
+from tests.bench.loadtest import client, criteria, direct_client, payloads, readers, webhooks
 from tests.bench.loadtest.collect import Final, read_final
 from tests.bench.loadtest.drain import drain as drain_criterion
 from tests.bench.loadtest.faults import Fault, FaultInjector
@@ -41,6 +41,7 @@ class Outcome:
     receiver: webhooks.Receiver | None = None
     database_url: str = ""
     cluster: dict = field(default_factory=dict)  # the cluster run's own figures
+    reads: list[readers.Read] = field(default_factory=list)  # the readers' (readers.py)
 
     @property
     def passed(self) -> bool:
@@ -98,7 +99,9 @@ def cleaned_up(
 def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     say(f"starting a private stack in {env.root}")
     service_env = env.start_services()
-    tokens = prepare_database(service_env, params.users)
+    # The readers' accounts are their own, after the users' (readers.stock).
+    every_token = prepare_database(service_env, params.users + params.readers)
+    tokens, reader_tokens = every_token[: params.users], every_token[params.users :]
     files = payloads.corpus_files()
     # Scans only with a worker-ocr to read them.
     uploads = payloads.burst(params.users, files, seed=params.seed, scans=params.ocr_workers > 0)
@@ -108,6 +111,9 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
     outcome.database_url = database_url
     outcome.receiver = receiver = webhooks.Receiver().start()
     client.warm_up(stack.web_port, tokens[-16:])
+    if reader_tokens:
+        say(f"{len(reader_tokens)} readers' accounts get {readers.STOCK} documents each")
+        readers.stock(stack.web_port, reader_tokens, files)
     outcome.sampler = Sampler(database_url).start()
     mib = sum(upload.bytes for upload in uploads) / 2**20
     say(f"burst: {len(uploads)} users upload at once ({mib:.0f} MiB)")
@@ -126,6 +132,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
         webhook_url=receiver.url,
         send=send,
     ).start()
+    reading = readers.Readers(stack.web_port, reader_tokens, params.readers).start()
     injector = FaultInjector(env, stack, database_url)
     outcome.faults = injector.faults
     try:
@@ -134,6 +141,7 @@ def _run(env: Environment, params: Params, outcome: Outcome) -> None:
         time.sleep(params.settle)
     finally:
         outcome.answers += pushers.stop()
+        outcome.reads = reading.stop()
     drain_and_read(outcome)
     assert outcome.final is not None  # drain_and_read read it
     outcome.restarts = list(stack.restarts)
@@ -235,6 +243,8 @@ def judge(
         drain,
         stall,
     ]
+    if outcome.reads:
+        outcome.results.append(readers.answered(outcome.reads))
     if outcome.receiver is not None:
         ended = webhooks.ended_jobs(final, criteria.accepted_jobs(outcome.answers))
         outcome.results.append(webhooks.delivered(outcome.receiver, ended, outcome.database_url))

@@ -26,6 +26,7 @@ class Params:
     ocr_workers: int = 1  # worker-ocr processes of one thread each (the Procfile's)
     fast_lane_max_bytes: int = 2 * 1024 * 1024  # INGEST_FAST_LANE_MAX_BYTES (the default)
     direct_share: float = 0.0  # users who upload straight to the bucket (direct_client)
+    readers: int = 4  # users reading search hits, chunks and content meanwhile (readers)
 
     @property
     def max_backlog(self) -> int:
@@ -91,6 +92,12 @@ def parser(
     parser.add_argument("--settle", type=float, help="pushing after the last fault (60 s; 30 s)")
     parser.add_argument("--drain-timeout", type=float, help="(900 s; 300 s)")
     parser.add_argument("--pushers", type=int, default=4)
+    parser.add_argument(
+        "--readers",
+        type=int,
+        default=4,
+        help="users who search and read chunks and content while the others upload (4)",
+    )
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument(
         "--direct-share",
@@ -129,4 +136,5 @@ def from_args(args: argparse.Namespace) -> Params:
         seed=args.seed,
         ocr_workers=args.ocr_workers,
         direct_share=getattr(args, "direct_share", 0.0),
+        readers=getattr(args, "readers", 4),
     )

@@ -2,7 +2,8 @@
 data. The scale database (`make scale-data`, built first when it is not there) is copied to
 a working database, which the run may change and then drops:
 
-1. the read paths (tests/bench/scale/paths.py), `--runs` times each, p95 against 300 ms,
+1. the read paths (tests/bench/scale/paths.py), `--runs` times each, p95 against 300 ms
+   (a page of chunks and a chunk with its neighbours against 50 ms),
    with the plans of their statements on the large tables (written to
    docs/working/scale-plans.md);
 2. the upload acknowledgement, the claim, a chunk's insert and the pipeline's pages per
@@ -52,26 +53,38 @@ UPDATE documents_document SET owner_id = (SELECT id FROM auth_user WHERE usernam
  WHERE id IN (SELECT id FROM given);
 UPDATE jobs_job SET owner_id = (SELECT id FROM auth_user WHERE username = %(small)s)
  WHERE document_id IN (SELECT id FROM given);
+CREATE TEMPORARY TABLE long_document AS SELECT id FROM given ORDER BY id LIMIT 1;
+INSERT INTO search_chunk (id, document_id, version, index, text, page, source, confidence,
+  embedding, section, page_end, boxes)
+ SELECT gen_random_uuid(), l.id, own.version, own.last + row_number() OVER (ORDER BY c.id),
+  c.text, c.page, c.source, c.confidence, c.embedding, c.section, c.page_end, c.boxes
+ FROM long_document l
+ CROSS JOIN (SELECT max(version) AS version, max(index) AS last FROM search_chunk
+  WHERE document_id = (SELECT id FROM long_document)) own
+ CROSS JOIN LATERAL (SELECT * FROM search_chunk WHERE document_id IN (SELECT id FROM given)
+  AND document_id <> l.id ORDER BY id LIMIT %(long)s) c;
 UPDATE documents_document SET ready_embed_model = %(signature)s
  WHERE ready_version IS NOT NULL AND ready_embed_model <> %(signature)s;
 ANALYZE documents_document;
 ANALYZE jobs_job;
 """
 GIVEN = 100  # documents, with their 4,000 chunks: what a small account has to search
+LONG = 960  # chunks more for one of them: a document of 1,000, for the chunk list's pages
 SIGNATURE = "from search.embedding.signature import current_signature; print(current_signature())"
 
 
 def make_live(env: dict[str, str], url: str) -> None:
     """The copy as a running system would look: its backlog new and sent a moment ago, its
     processing jobs on their first attempt and beating (the snapshot's are as old as its
-    build, and builds before 2026-12-05 gave them attempts); a small account given
-    a hundred of the large one's documents with chunks, so that its search has something
-    to find; and every ready version (the chunks' vectors are random) labelled as made
-    by the embedding configured, which search compares only with its own (the build
-    labels them as the default's, `hashing`). Then ANALYZE, as autovacuum
-    would after so many changed rows."""
+    build, and builds before 2026-12-05 gave them attempts); a small account given a
+    hundred of the large one's documents with chunks, so that its search has something to
+    find, one of them made 1,000 chunks long (copies of the others'), so that the chunk
+    list has pages of 100 to give; and every ready version (the chunks' vectors are
+    random) labelled as made by the embedding configured, which search compares only with
+    its own (the build labels them as the default's, `hashing`). Then ANALYZE, as
+    autovacuum would after so many changed rows."""
     signature = manage(env, "shell", "-c", SIGNATURE).strip().splitlines()[-1]
-    params = {"given": GIVEN, "small": SMALL, "signature": signature}
+    params = {"given": GIVEN, "small": SMALL, "signature": signature, "long": LONG}
     with psycopg.connect(url, autocommit=True) as conn, conn.cursor() as cursor:
         for statement in LIVE.split(";\n"):
             if statement.strip():
@@ -156,9 +169,9 @@ def main() -> None:
     if not args.no_write:
         write_section(RESULTS, "bench-scale", text, by="python -m tests.bench.scale")
         PLANS.write_text(plans_page(measured))
-    slow = [path.name for path in measured if path.targeted and path.p95 > paths.TARGET_MS]
+    slow = [path.name for path in measured if path.targeted and path.p95 > path.target_ms]
     if slow:
-        raise SystemExit(f"over {paths.TARGET_MS:g} ms at p95: {', '.join(slow)}")
+        raise SystemExit(f"over their targets at p95: {', '.join(slow)}")
 
 
 OPERATOR = """
@@ -194,8 +207,8 @@ def report(
         "|---|---|---|---|---|",
     ]
     for path in measured:
-        verdict = "PASS" if path.p95 <= paths.TARGET_MS else "FAIL"
-        target = f"p95 ≤ {paths.TARGET_MS:g} ms" if path.targeted else "measured"
+        verdict = "PASS" if path.p95 <= path.target_ms else "FAIL"
+        target = f"p95 ≤ {path.target_ms:g} ms" if path.targeted else "measured"
         lines.append(
             f"| {path.name} | {path.p50:.1f} | {path.p95:.1f} | {target} | "
             f"{verdict if path.targeted else ''} |"

@@ -26,7 +26,8 @@ PROXY_VARIABLES = ("INGEST_TRUSTED_PROXIES", "INGEST_TRUST_X_FORWARDED_PROTO")
 
 
 def test_gunicorn_defaults(monkeypatch):
-    for name in ("HOST", "PORT", "WEB_CONCURRENCY", "WEB_THREADS", "WEB_ACCESS_LOG"):
+    names = ("HOST", "PORT", "WEB_CONCURRENCY", "WEB_THREADS", "WEB_SMALL_THREADS")
+    for name in (*names, "WEB_ACCESS_LOG"):
         monkeypatch.delenv(name, raising=False)
     for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
@@ -34,6 +35,8 @@ def test_gunicorn_defaults(monkeypatch):
     conf = gunicorn_settings(monkeypatch)
 
     assert (conf["bind"], conf["workers"], conf["threads"]) == ("127.0.0.1:8000", 2, 8)
+    assert conf["worker_class"] == "config.http.gthread.UploadsApartWorker"
+    assert conf["small_threads"] == 4  # each process's pool for requests that are not uploads
     assert conf["accesslog"] is None
     # Forwarded headers believed from no one (gunicorn's own default: 127.0.0.1 and ::1).
     assert (conf["forwarded_allow_ips"], conf["secure_scheme_headers"]) == ("", {})
@@ -72,6 +75,7 @@ def test_a_bad_web_concurrency_fails_with_a_clear_message(monkeypatch):
     [
         ("WEB_CONCURRENCY", "0", "WEB_CONCURRENCY must be at least 1, got 0"),
         ("WEB_THREADS", "eight", "WEB_THREADS must be a whole number, got 'eight'"),
+        ("WEB_SMALL_THREADS", "-1", "WEB_SMALL_THREADS must be at least 0, got -1"),
         ("PORT", "http", "PORT must be a whole number, got 'http'"),
         ("INGEST_TRUSTED_PROXIES", "proxy", "INGEST_TRUSTED_PROXIES must list addresses"),
     ],

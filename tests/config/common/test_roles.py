@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from config.common.roles import process_role
+from config.common.roles import own_database_variable, process_role
 from tests.harness.services import database_url
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,6 +32,13 @@ def test_the_role_comes_from_the_command_line(argv, role):
     assert process_role(argv) == role
 
 
+def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`manage.py <args>` in a process of its own, with `env`."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+
 @pytest.mark.django_db
 def test_postgres_sees_the_connections_role():
     program = (
@@ -39,13 +46,39 @@ def test_postgres_sees_the_connections_role():
         "c = connection.cursor(); c.execute('SHOW application_name'); print(c.fetchone()[0])"
     )
     env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict)}
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", program],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    done = manage(env, "shell", "-c", program)
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "ingest shell"
+
+
+@pytest.mark.django_db
+def test_a_process_line_reads_its_own_database_url_first():
+    """RELEASE_DATABASE_URL for `migrate` (the release line), DATABASE_URL for a shell: with
+    PgBouncer, a line's own database name is its own pool (jobs/ops/budget.py)."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": "postgresql://nobody@127.0.0.1:1/shared",
+        "RELEASE_DATABASE_URL": database_url(connection.settings_dict),
+    }
+    release = manage(env, "migrate", "--check")
+    program = "from django.conf import settings; print(settings.DATABASES['default']['NAME'])"
+    shell = manage(env, "shell", "-c", program)
+
+    assert release.returncode == 0, release.stderr  # reached the test database
+    assert shell.stdout.strip().splitlines()[-1] == "shared"
+
+
+@pytest.mark.parametrize(
+    ("role", "variable"),
+    [
+        ("ingest web", "WEB_DATABASE_URL"),
+        ("ingest ws", "WS_DATABASE_URL"),
+        ("ingest worker", "WORKER_DATABASE_URL"),
+        ("ingest sweeper", "SWEEPER_DATABASE_URL"),
+        ("ingest shell", None),
+        ("ingest", None),
+    ],
+)
+def test_each_lines_own_database_variable(role, variable):
+    assert own_database_variable(role) == variable

@@ -2,7 +2,6 @@
 and Redis connections. Asked of a real gunicorn (the Procfile's `web`), counted on the
 servers themselves."""
 
-import os
 import sys
 import urllib.request
 from collections.abc import Iterator
@@ -13,8 +12,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.tooling.embedded import free_port
-from tests.harness.servers import WEB, ServerProcess, answers
-from tests.harness.services import database_url
+from tests.harness.servers import WEB, ServerProcess, answers, web_environment
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,16 +22,10 @@ CALLS = 30
 @pytest.fixture
 def web(tmp_path) -> Iterator[str]:
     port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(connection.settings_dict),
-        "REDIS_URL": settings.REDIS_URL,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "WEB_CONCURRENCY": "1",
-        # One thread: its one database connection is the only one the server may hold.
-        "WEB_THREADS": "1",
-    }
+    # One thread in each of the web process's pools: /healthz, a small request, is always
+    # answered on the same thread, whose one database connection is the only one the
+    # server may hold.
+    env = {**web_environment(port, threads=1), "WEB_SMALL_THREADS": "1"}
     base_url = f"http://127.0.0.1:{port}"
     server = ServerProcess(
         "web",

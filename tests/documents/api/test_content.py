@@ -5,20 +5,14 @@ import json
 
 import pytest
 
+from documents import content as contents
 from documents.models import Document
 from search.models import Block
 from tests.bench.structure import corpus
-from tests.conftest import pdf_upload, wait_until_terminal
+from tests.conftest import new_version, processed
 from tests.factories import make_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def processed(client, content: bytes, name: str = "report.pdf") -> str:
-    sent = client.post("/api/documents/", {"file": pdf_upload(content, name)}).json()
-    [job] = wait_until_terminal([sent["results"][0]["job_id"]])
-    assert job.status == "succeeded", job.error_detail
-    return sent["results"][0]["document_id"]
 
 
 def body(response) -> str:
@@ -103,12 +97,7 @@ def test_the_etag_answers_304_until_the_version_is_read_again(alice_client, work
 
 def test_what_cannot_be_given_is_refused_with_a_code(alice_client, bob_client, alice, worker):
     report = processed(alice_client, corpus.report().pdf)
-    newer = alice_client.post(
-        f"/api/documents/{report}/versions/",
-        {"file": pdf_upload(corpus.tables().pdf, "report.pdf")},
-        format="multipart",
-    ).json()
-    wait_until_terminal([newer["job_id"]])
+    new_version(alice_client, report, corpus.tables().pdf)
     queued = make_document(alice)  # its first job never ran
     flat = processed(alice_client, corpus.columns().pdf, "flat.pdf")
     Block.objects.filter(document_id=flat).delete()  # as if read before the structure was
@@ -128,3 +117,20 @@ def test_what_cannot_be_given_is_refused_with_a_code(alice_client, bob_client, a
     assert body(alice_client.get(f"/api/documents/{report}/content", {"version": 2})).startswith(
         "<!-- page 1 -->\n\n# Deliveries by Region"
     )
+
+
+def test_content_read_a_few_rows_at_a_time_is_the_same_whole(alice_client, worker, monkeypatch):
+    report = processed(alice_client, corpus.report().pdf)
+    whole = {
+        f: body(alice_client.get(f"/api/documents/{report}/content", {"format": f}))
+        for f in contents.FORMATS
+    }
+
+    monkeypatch.setattr(contents, "ROWS_AT_ONCE", 2)  # pages and blocks in many batches
+    pieces = {
+        f: body(alice_client.get(f"/api/documents/{report}/content", {"format": f}))
+        for f in contents.FORMATS
+    }
+
+    assert pieces == whole
+    assert len(json.loads(pieces["json"])["pages"]) == 3

@@ -12,6 +12,7 @@ from django.test import override_settings
 from documents.direct import bucket, completion, sweep
 from documents.direct.events import Created, handle
 from documents.models import DirectUpload, Document
+from search import file_types
 from tests.documents.conftest import BUCKET, settings_process, storages_for_environment
 from tests.documents.direct.test_direct_uploads import (
     MiB,
@@ -237,6 +238,6 @@ def test_bytes_changed_after_the_check_are_not_moved_into_place(alice_client, s3
     send_form(started, content[:-4] + b"\n%x\n")  # the form posted again meanwhile
 
     with pytest.raises(completion.NotArrived), transaction.atomic():
-        completion._move_into_place(upload, etag=checked)
+        completion._move_into_place(upload, etag=checked, kind=file_types.PDF)
 
     assert nothing_at(s3_bucket, upload.storage_key)

@@ -11,9 +11,10 @@ from django.test import override_settings
 from documents.direct import bucket
 from documents.models import DirectUpload, Document
 from jobs.models import JobStatus
+from search import file_types
 from tests.conftest import wait_until_terminal
 from tests.documents.conftest import BUCKET
-from tests.factories import make_pdf
+from tests.factories import make_pdf, word_document
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -118,16 +119,16 @@ def test_an_object_of_another_size_is_refused_and_deleted(alice_client, s3_bucke
     assert not Document.objects.exists()
 
 
-def test_an_object_that_is_not_a_pdf_is_refused_and_deleted(alice_client, s3_bucket, broker):
-    content = b"\x89PNG\r\n\x1a\n" + b"\x00" * 2000
+def test_an_object_of_a_type_not_read_is_refused_and_deleted(alice_client, s3_bucket, broker):
+    content = b"GIF89a" + b"\x00" * 2000
     started = start(alice_client, content)
     send_form(started, content)
 
     answer, again = complete(alice_client, started), complete(alice_client, started)
 
     assert answer.status_code == again.status_code == 415
-    assert answer.json()["error"]["code"] == "not_a_pdf"
-    assert "PNG" in answer.json()["error"]["detail"]
+    assert answer.json()["error"]["code"] == "unsupported_type"
+    assert "GIF" in answer.json()["error"]["detail"]
     key = DirectUpload.objects.get(id=started["upload_id"]).storage_key
     assert nothing_at(s3_bucket, key, arrival_key(started))
 
@@ -251,3 +252,20 @@ def test_a_repeated_start_with_its_idempotency_key_gets_the_same_upload(alice_cl
     assert first.status_code == again.status_code == 201
     assert first.json()["upload_id"] == again.json()["upload_id"]
     assert DirectUpload.objects.count() == 1
+
+
+def test_a_word_file_sent_straight_to_the_bucket_is_read_as_one(alice_client, s3_bucket, worker):
+    content = word_document("Site survey", "The north wall needs new mortar before winter.")
+    started = start(alice_client, content, filename="survey.docx")
+    send_form(started, content)
+
+    answer = complete(alice_client, started)
+
+    assert answer.status_code == 202, answer.content
+    [job] = wait_until_terminal([answer.json()["job_id"]])
+    assert job.status == JobStatus.SUCCEEDED, job.error_detail
+    document = Document.objects.get(id=answer.json()["document_id"])
+    assert document.file_type == "docx"
+    assert document.storage_key.endswith("/v1.docx")
+    head = s3_bucket.head_object(Bucket=BUCKET, Key=document.storage_key)
+    assert head["ContentType"] == file_types.DOCX.media_type

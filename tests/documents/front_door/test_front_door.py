@@ -17,7 +17,7 @@ from tests.factories import make_document, make_pdf
 
 pytestmark = pytest.mark.django_db
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
+GIF = b"GIF89a" + b"\x00" * 200
 
 
 @pytest.fixture(autouse=True)
@@ -88,19 +88,19 @@ def test_the_quota_is_asked_last_and_only_of_requests_that_add_documents(alice, 
 
 
 def test_files_all_refused_for_one_reason_answer_that_reasons_status(alice_client, broker):
-    files = [pdf_upload(PNG, "a.png"), pdf_upload(PNG, "b.png")]
+    files = [pdf_upload(GIF, "a.gif"), pdf_upload(GIF, "b.gif")]
 
     response = alice_client.post("/api/documents/", {"file": files}, format="multipart")
 
     assert response.status_code == 415
     body = response.json()
     assert body["code"] == "rejected"
-    assert [r["error"]["code"] for r in body["results"]] == ["not_a_pdf", "not_a_pdf"]
+    assert [r["error"]["code"] for r in body["results"]] == ["unsupported_type", "unsupported_type"]
 
 
 def test_rejected_files_do_not_count_as_admitted_jobs(alice_client, broker, settings):
     settings.INGEST_MAX_BACKLOG = 2
-    files = [pdf_upload(PNG, f"{n}.png") for n in range(3)]
+    files = [pdf_upload(GIF, f"{n}.gif") for n in range(3)]
 
     refused = alice_client.post("/api/documents/", {"file": files}, format="multipart")
     accepted = alice_client.post("/api/documents/", {"file": pdf_upload(make_pdf())})

@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 import pytest
+from django.core.files.storage import FileSystemStorage, default_storage
+from django.db import connection
 from django.utils import timezone
 
 from documents.models import Document, IdempotencyKey
@@ -71,6 +73,57 @@ def test_two_racing_requests_with_one_key_create_one_document(alice, broker):
     assert answers[0].json() == answers[1].json()
     assert Document.objects.count() == 1
     assert Job.objects.count() == 1
+    # Each stored its bytes before the key's lock; the one given the first answer
+    # deleted its own.
+    assert stored_files(alice.pk) == [Document.objects.get().storage_key]
+
+
+def stored_files(owner_id: int) -> list[str]:
+    """Every file stored under the owner's documents."""
+    found = []
+    root = f"documents/{owner_id}"
+    if not default_storage.exists(root):
+        return found
+    for document in default_storage.listdir(root)[0]:
+        files = default_storage.listdir(f"{root}/{document}")[1]
+        found += [f"{root}/{document}/{name}" for name in files]
+    return found
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_keyed_upload_stores_its_bytes_outside_the_keys_transaction(alice, broker, monkeypatch):
+    """The key's transaction holds a (pooled) database connection: it lasts for the
+    inserts, not for the upload to storage, which takes as long as the file is large."""
+    in_transaction = []
+    save = FileSystemStorage.save
+
+    def watched_save(storage, *args, **kwargs):
+        in_transaction.append(connection.in_atomic_block)
+        return save(storage, *args, **kwargs)
+
+    monkeypatch.setattr(FileSystemStorage, "save", watched_save)
+
+    response = upload(client_for(alice), key="outside")
+
+    assert response.status_code == 202
+    assert in_transaction == [False]
+    assert IdempotencyKey.objects.get().status_code == 202
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_repeat_given_back_or_refused_leaves_no_bytes_behind(alice, broker):
+    client = client_for(alice)
+    first = upload(client, key="once")
+    kept = stored_files(alice.pk)
+
+    again = upload(client, key="once")
+    other = upload(client, content=make_pdf(seed=98), key="once")
+    failed = upload(client, content=make_pdf(seed=97), key="x" * 256)
+
+    assert (again.status_code, other.status_code, failed.status_code) == (202, 422, 400)
+    assert again.json() == first.json()
+    assert stored_files(alice.pk) == kept
+    assert Document.objects.count() == 1
 
 
 @pytest.mark.django_db

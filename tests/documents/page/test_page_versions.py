@@ -111,4 +111,4 @@ def test_a_refused_new_version_says_why_as_the_pages_uploads_do(alice, broker):
 
     # The page shows body.detail or results[0].error.detail (static/js/page.js, refusal).
     assert response.status_code == 415
-    assert response.json()["results"][0]["error"]["code"] == "not_a_pdf"
+    assert response.json()["results"][0]["error"]["code"] == "unsupported_type"

@@ -58,7 +58,7 @@ def test_signing_in_leads_to_the_page_and_signing_out_leaves_it(alice):
     assert right.status_code == 302
     assert right["Location"] == "/"
     assert home.status_code == 200
-    assert b"Upload PDFs" in home.content
+    assert b"Upload documents" in home.content
     assert out.status_code == 302
     assert client.get("/").status_code == 302
 
@@ -193,7 +193,7 @@ def test_sizes_read_as_the_upload_refusals_write_them(alice, settings):
     page = client.get("/").content.decode()
     detail = client.get(f"/documents/{document.id}/").content.decode()
 
-    assert "Up to 10 MiB each" in page
+    assert "up to 10 MiB each" in page
     assert "19.5 KiB" in page
     assert "<dd>19.5 KiB</dd>" in detail
 

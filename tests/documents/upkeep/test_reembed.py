@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
@@ -18,7 +19,7 @@ from documents.models import Document
 from documents.upkeep import reembed
 from jobs.models import Job, JobStatus
 from search.embedding import hashing_embed
-from search.models import Chunk
+from search.models import Block, Chunk, DocumentPage
 from search.retrieval.query import search
 from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
@@ -57,7 +58,7 @@ def chunks(document_id: str) -> list[Chunk]:
 def ready_row(owner, made_by: str, newer: str | None = None) -> Document:
     """A document whose version 1 is ready, made by `made_by` (rows only, no file); with
     `newer`, a version 2 whose job is in that state."""
-    document = make_document(owner, ready_version=1)
+    document = make_document(owner, ready_version=1, ready_embed_model=made_by)
     Job.objects.filter(id=document.current_job_id).update(
         status=JobStatus.SUCCEEDED, embed_model=made_by, finished_at=timezone.now()
     )
@@ -67,6 +68,13 @@ def ready_row(owner, made_by: str, newer: str | None = None) -> Document:
         )
         Document.objects.filter(id=document.id).update(version=2, current_job=job)
     return document
+
+
+def made_by_another_model() -> None:
+    """As if OpenAI had made every ready version's vectors (as a job's success records it:
+    on the job and on its document)."""
+    Job.objects.update(embed_model=OPENAI)
+    Document.objects.update(ready_embed_model=OPENAI)
 
 
 def served(document_id: str) -> list[tuple]:
@@ -147,6 +155,55 @@ def test_a_model_change_reembeds_the_served_version_while_search_keeps_the_old_v
     assert Job.objects.count() == 6
 
 
+def test_a_reembed_reads_no_file_and_keeps_the_structure_and_what_read_the_text(
+    alice_client, broker, request
+):
+    with running_worker(broker) as worker:
+        [document_id] = processed(alice_client, [7])
+        document = Document.objects.get(id=document_id)
+        first = document.current_job
+        blocks = list(Block.objects.filter(document_id=document_id).values_list("id", "text"))
+        pages = list(DocumentPage.objects.filter(document_id=document_id).values_list("id"))
+        assert blocks
+        assert pages
+        assert first.extracted_by
+        default_storage.delete(document.storage_key)  # nothing to read: the chunks suffice
+        request.getfixturevalue("openai_server")
+
+        out = reembed_command()
+        worker.pause()
+
+    assert "finished: queued 1 of 1, done 1, failed 0, in flight 0" in out
+    document.refresh_from_db()
+    job = document.current_job
+    assert job.id != first.id
+    assert job.embed_only
+    assert (job.extracted_by, job.embed_model) == (first.extracted_by, OPENAI)
+    assert job.pages_total == 0, "no page was read"
+    assert list(Block.objects.filter(document_id=document_id).values_list("id", "text")) == blocks
+    assert list(DocumentPage.objects.filter(document_id=document_id).values_list("id")) == pages
+    for chunk in chunks(document_id):
+        assert list(chunk.embedding) == pytest.approx(vector_for(chunk.text, 384), abs=1e-6)
+
+
+def test_a_version_whose_chunks_are_gone_is_read_again_in_full(alice_client, broker, request):
+    with running_worker(broker) as worker:
+        [document_id] = processed(alice_client, [8])
+        texts = [c.text for c in chunks(document_id)]
+        Chunk.objects.filter(document_id=document_id).delete()  # as a change of dimensions does
+        request.getfixturevalue("openai_server")
+
+        out = reembed_command()
+        worker.pause()
+
+    assert "finished: queued 1 of 1, done 1, failed 0, in flight 0" in out
+    again = chunks(document_id)
+    assert [c.text for c in again] == texts
+    for chunk in again:
+        assert list(chunk.embedding) == pytest.approx(vector_for(chunk.text, 384), abs=1e-6)
+    assert Document.objects.get(id=document_id).current_job.pages_total == 2  # read again
+
+
 def _command_in_thread(out: io.StringIO, failure: list | None = None, *args: str) -> None:
     try:
         call_command("reprocess", "embeddings", "--poll", "0.05", *args, stdout=out, stderr=out)
@@ -223,7 +280,7 @@ def test_owner_limits_the_run_and_owners_take_turns(alice, bob, broker):
 def test_waves_bound_the_jobs_in_flight_on_the_batch_lane(alice_client, broker):
     with running_worker(broker, threads=1) as worker:
         ids = processed(alice_client, [1, 2, 3, 4, 5])
-        Job.objects.update(embed_model=OPENAI)  # as if another model had made them
+        made_by_another_model()
         highest = 0
         done = threading.Event()
         batch_lane = reembed.Reembedding(reembed.Scope(target=HASHING))
@@ -257,7 +314,7 @@ def test_waves_bound_the_jobs_in_flight_on_the_batch_lane(alice_client, broker):
 def test_ctrl_c_stops_queuing_and_the_next_run_continues(alice_client, broker):
     with running_worker(broker) as worker:
         processed(alice_client, [1, 2, 3, 4])
-        Job.objects.update(embed_model=OPENAI)
+        made_by_another_model()
         worker.pause()
 
         def interrupt() -> None:
@@ -287,7 +344,7 @@ def test_ctrl_c_stops_queuing_and_the_next_run_continues(alice_client, broker):
 def test_workers_with_other_settings_stop_the_run_with_the_reason(alice_client, broker, request):
     with running_worker(broker) as worker:
         processed(alice_client, [1, 2, 3])
-        Job.objects.update(embed_model=OPENAI)
+        made_by_another_model()
         worker.pause()
         out, failure = io.StringIO(), []
         run = threading.Thread(target=_command_in_thread, args=(out, failure, "--wave", "1"))
@@ -334,5 +391,5 @@ def test_adopt_unrecorded_records_the_configured_embedding_instead(alice, broker
     assert Job.objects.get(document=other).embed_model == OPENAI
     # Searches compare its vectors again; the other one's record was not the adopter's to make.
     assert Document.objects.get(id=unrecorded.id).ready_embed_model == HASHING
-    assert Document.objects.get(id=other.id).ready_embed_model == ""
+    assert Document.objects.get(id=other.id).ready_embed_model == OPENAI
     assert "would queue: 1" in reembed_command("--dry-run")

@@ -45,7 +45,14 @@ def test_a_success_writes_one_event_and_a_delivery_per_listening_endpoint(alice,
         None,
         "q3.pdf",
     )
-    assert data["status_url"] == f"{settings.INGEST_PUBLIC_URL or base}/api/jobs/{job.id}/"
+    start = settings.INGEST_PUBLIC_URL or base
+    assert data["status_url"] == f"{start}/api/jobs/{job.id}/"
+    document = f"{start}/api/documents/{job.document_id}"
+    assert data["links"] == {
+        "document": f"{document}/",
+        "content": f"{document}/content?version=1",
+        "chunks": f"{document}/chunks/?version=1",
+    }
     assert list(Delivery.objects.values_list("url", flat=True)) == [RECEIVER]
 
 
@@ -119,13 +126,14 @@ def test_the_body_has_exactly_the_fields_its_type_names_as_receivers_know_them(a
 
     [event] = Event.objects.all()
     wire = ["created_at", "data", "id", "type"]
-    data = ["chunks", "document_id", "error", "filename", "job_id", "metadata", "pages"]
+    data = ["chunks", "document_id", "error", "filename", "job_id", "links", "metadata", "pages"]
     data += ["status", "status_url", "tags", "version"]
     assert sorted(event.payload) == sorted(JobEventBody.__required_keys__) == wire
     assert sorted(event.payload["data"]) == sorted(JobEventData.__required_keys__) == data
     sent = signing.body(event.payload).decode()
     assert sent.startswith('{"created_at":"')
     assert '"chunks":0,' in sent
+    assert '"links":null,' in sent
     assert sent.endswith('"type":"document.failed"}')
 
 

@@ -3,45 +3,29 @@
 import os
 import signal
 import threading
-import time
 
-import psutil
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from documents.services.uploads import create_upload
 from jobs import services
 from jobs.models import Job
 from jobs.worker import processing
-from search.pipeline.sandbox.process import CHILD_MODULE
 from tests.factories import CORPUS
+from tests.harness.readers import our_processes, reading_reader
 
 GEOTOPO = CORPUS / "py-pdf__sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"
 
 
 def starve_the_next_reader(before: set[int]) -> threading.Thread:
-    """Stop the reader that starts after `before` as soon as it is reading: a busy machine."""
-
-    def stop() -> None:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            for child in psutil.Process().children(recursive=True):
-                try:
-                    if child.pid not in before and CHILD_MODULE in child.cmdline():
-                        time.sleep(0.5)
-                        os.kill(child.pid, signal.SIGSTOP)
-                        return
-                except psutil.Error:
-                    continue
-            time.sleep(0.02)
-
-    thread = threading.Thread(target=stop)
+    """Stop the reader that starts after `before` once it is reading: a busy machine."""
+    thread = threading.Thread(target=lambda: os.kill(reading_reader(before), signal.SIGSTOP))
     thread.start()
     return thread
 
 
 def attempt(job: Job) -> Job:
     Job.objects.filter(id=job.id).update(next_attempt_at=None)  # due now, not after backoff
-    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    before = our_processes()
     starver = starve_the_next_reader(before)
     processing.run(services.claim_job(job_id=job.id, worker="test"))
     starver.join()

@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+from documents.models import Document
 from search.embedding import hashing_embed
 from search.embedding.signature import current_signature
 from search.models import Chunk, SimilarityFloor
@@ -136,6 +137,24 @@ def test_calibration_measures_unrelated_text_and_searches_keep_to_it(
     assert hit.index == 7
     for made_up in calibrate.nonsense(20, seed=99):
         assert search(owner_id=alice.pk, q=made_up, mode="vector").results == [], made_up
+
+
+def test_calibration_leaves_out_the_vectors_another_embedding_made(alice, openai_server):
+    texts = [f"passage number {n} about the budget of the year" for n in range(10)]
+    _embedded_by_the_fake(ready_document(alice, texts))
+    [query] = calibrate.nonsense(1, seed=7)
+    # Still to be re-embedded: vectors of another model, one of them the query's own.
+    other = ready_document(alice, ["old vectors"], filename="old.pdf")
+    Document.objects.filter(id=other.id).update(ready_embed_model="hashing::384")
+    raw = vector_for(query, settings.INGEST_EMBED_DIMENSIONS)
+    norm = math.sqrt(sum(v * v for v in raw))
+    Chunk.objects.filter(document=other).update(embedding=[v / norm for v in raw])
+
+    measured = calibrate.measure([query])
+
+    assert measured.chunks == 10
+    assert measured.highest is not None
+    assert measured.highest < 0.4  # not the 1.0 of the other model's vector
 
 
 def test_calibration_of_the_hashing_vectors_shows_the_noise_the_shared_word_removes(alice):

@@ -2,6 +2,7 @@
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
@@ -37,6 +38,15 @@ def socket(headers: list) -> WebsocketCommunicator:
     return WebsocketCommunicator(application, "/ws/status/", headers=headers)
 
 
+async def next_row(communicator: WebsocketCommunicator) -> str:
+    """The next pushed row, past any queue notice: the changes these tests make move the
+    lane too (jobs.queue_moved), and that notice may come before or after a row."""
+    while True:
+        message = await communicator.receive_from(timeout=5)
+        if not message.startswith('<div id="queue-moved"'):
+            return message
+
+
 def connect_result(headers: list) -> tuple[bool, int | str | None]:
     async def scenario() -> tuple[bool, int | str | None]:
         communicator = socket(headers)
@@ -66,7 +76,7 @@ def pushed_html(user, job, **change) -> str:
         assert connected
         # Autocommit: the on-commit push runs at once.
         await sync_to_async(notify.job_changed)(job, **change)
-        message = await communicator.receive_from(timeout=5)
+        message = await next_row(communicator)
         await communicator.disconnect()
         return message
 
@@ -161,7 +171,7 @@ def test_another_users_socket_does_not_receive_the_push(alice, bob, broker):
         assert (await bobs.connect())[0]
         await sync_to_async(notify.job_changed)(job, status=JobStatus.SUCCEEDED, done=4, total=4)
         # Alice's page hearing it proves the push went out before Bob's silence is judged.
-        heard = await alices.receive_from(timeout=5)
+        heard = await next_row(alices)
         silent = await bobs.receive_nothing(timeout=1)
         await alices.disconnect()
         await bobs.disconnect()
@@ -181,7 +191,7 @@ def next_message(user, action) -> str:
         connected, _ = await communicator.connect()
         assert connected
         await sync_to_async(action)()
-        message = await communicator.receive_from(timeout=5)
+        message = await next_row(communicator)
         await communicator.disconnect()
         return message
 
@@ -204,3 +214,19 @@ def test_changes_made_outside_a_worker_reach_the_page(alice, broker):
     assert f"doc-{queued.id}" in cancelled
     assert 'data-status="cancelled"' in cancelled
     assert deleted == f'<tr id="doc-{gone.id}" hx-swap-oob="delete"></tr>'
+
+
+def test_a_queue_notice_reaches_the_page_as_an_element_that_asks_it_to_read_its_rows(alice):
+    headers = session_headers(alice)
+
+    async def scenario() -> str:
+        communicator = socket(headers)
+        assert (await communicator.connect())[0]
+        await get_channel_layer().group_send(
+            notify.user_group(alice.pk), {"type": "queue.moved", "lane": "batch"}
+        )
+        message = await communicator.receive_from(timeout=5)
+        await communicator.disconnect()
+        return message
+
+    assert async_to_sync(scenario)() == '<div id="queue-moved" data-lane="batch" hidden></div>'

@@ -3,8 +3,19 @@ minutes, gaps where a reading is missing, legends inside the chart, text escaped
 
 import re
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
-from jobs.ops.dashboard.charts import CHAR, WIDTH, Series, Unit, bar_chart, line_chart, time_ticks
+from jobs.ops.dashboard.charts import (
+    CHAR,
+    HEIGHT,
+    LEGEND_ROW,
+    WIDTH,
+    Series,
+    Unit,
+    bar_chart,
+    line_chart,
+    time_ticks,
+)
 
 MINUTE = timedelta(minutes=1)
 START = datetime(2026, 11, 30, 14, 37, tzinfo=UTC)
@@ -69,8 +80,27 @@ def test_a_long_legend_wraps_below_the_caption_and_stays_inside():
         r'<text x="([\d.]+)" y="([\d.]+)" text-anchor="start" class="">(\w+)<', svg
     )
     assert len(entries) == 6
-    assert {float(y) for _, y, _ in entries} == {30.0, 46.0}  # two rows under the caption
+    assert {float(y) for _, y, _ in entries} == {32.0, 49.0, 66.0}  # rows under the caption
     assert all(float(x) + len(label) * CHAR <= WIDTH for x, _, label in entries)
+    # The rows add height rather than take it from the plot.
+    assert f'viewBox="0 0 {WIDTH} {HEIGHT + 3 * LEGEND_ROW}"' in svg
+
+
+def test_time_labels_that_would_overlap_are_left_out_and_their_ticks_kept():
+    # 14:41 to 15:41, as the dashboard draws it a minute past 15:40: the tick at 15:40 is
+    # at the right edge, its label pulled left into 15:30's.
+    times = [START + MINUTE * (i + 4) for i in range(60)]
+    svg = line_chart(times, MINUTE, [Series("fast", [1] * 60, "#000")], Unit("jobs"))
+
+    labels = [
+        (float(x), anchor)
+        for x, anchor in re.findall(
+            r'<text x="([\d.]+)" y="[\d.]+" text-anchor="(\w+)" class="">\d\d:\d\d<', svg
+        )
+    ]
+    starts = [x - (5 * CHAR if anchor == "end" else 5 * CHAR / 2) for x, anchor in labels]
+    assert all(b >= a + 5 * CHAR for a, b in pairwise(starts)), "no label on another"
+    assert len(labels) < svg.count('class="axis"/>') - 1, "a tick kept without its label"
 
 
 def test_labels_are_escaped():

@@ -72,8 +72,8 @@ def test_a_reader_is_replaced_after_any_failure_and_the_next_document_is_read(
 ):
     read(pool, one_page)
     (first,) = pool.idle_pids()
-    not_a_pdf = tmp_path / "notes.txt"
-    not_a_pdf.write_bytes(b"just some notes")
+    not_a_pdf = tmp_path / "blob.bin"
+    not_a_pdf.write_bytes(b"\x00\x13\x37 no type read here")
 
     with pytest.raises(NotAPdf):
         read(pool, not_a_pdf)

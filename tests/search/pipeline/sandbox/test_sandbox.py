@@ -7,14 +7,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import psutil
 import pytest
 
 from search.pipeline.clean import clean_text
 from search.pipeline.errors import Corrupt, ExtractTimeout, TooComplex, TooManyPages, TransientError
 from search.pipeline.extract import extract_document
-from search.pipeline.sandbox.process import CHILD_MODULE, read_in_sandbox
+from search.pipeline.sandbox.process import read_in_sandbox
 from tests.factories import CORPUS, make_pdf
+from tests.harness.readers import our_processes, reading_reader
 from tests.search.conftest import children_cpu_seconds
 from tests.search.handmade import deflate_bomb, pdf_with_content
 
@@ -29,18 +29,13 @@ def write(directory: Path, content: bytes) -> Path:
     return path
 
 
-def children() -> set[int]:
-    """Our child processes, zombies included (the test run's Postgres and Redis too)."""
-    return {child.pid for child in psutil.Process().children(recursive=True)}
-
-
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
 def gone(pid: int) -> bool:
     """Reaped: no process, not even a zombie, has this pid among our children."""
-    return pid not in children()
+    return pid not in our_processes()
 
 
 def test_pages_come_back_from_the_child_numbered_with_their_text(tmp_path):
@@ -88,11 +83,10 @@ def test_a_pdf_that_needs_more_than_its_cpu_time_is_too_complex_at_once(patient_
 
 
 def test_a_reader_starved_of_cpu_times_out_as_transient_and_leaves_no_child_behind():
-    before = children()
+    before = our_processes()
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(read_in_sandbox, GEOTOPO, max_pages=200, timeout=3.0, memory_mb=1024)
-        reader = wait_for_new_reader(before)
-        time.sleep(0.5)  # into the reading, past the start-up
+        reader = reading_reader(before)
         # As on a machine too busy to run it: from now on the reader gets no CPU at all.
         os.kill(reader, signal.SIGSTOP)
 
@@ -125,11 +119,10 @@ def test_exactly_max_pages_is_allowed(tmp_path):
 
 
 def test_a_child_killed_from_outside_is_a_transient_crash():
-    before = children()
+    before = our_processes()
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(read_in_sandbox, GEOTOPO, max_pages=200, timeout=60, memory_mb=1024)
-        reader = wait_for_new_reader(before)
-        time.sleep(0.5)  # into the reading, past the start-up
+        reader = reading_reader(before)
         os.kill(reader, signal.SIGKILL)
 
         with pytest.raises(TransientError) as caught:
@@ -140,25 +133,12 @@ def test_a_child_killed_from_outside_is_a_transient_crash():
     assert gone(reader)
 
 
-def wait_for_new_reader(before: set[int]) -> int:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        for child in psutil.Process().children(recursive=True):
-            try:
-                if child.pid not in before and CHILD_MODULE in child.cmdline():
-                    return child.pid
-            except psutil.Error:  # it may end while we look
-                continue
-        time.sleep(0.02)
-    raise AssertionError("no reader process started")
-
-
 def test_a_missing_file_is_an_ordinary_error_and_starts_nothing(tmp_path):
-    before = children()
+    before = our_processes()
 
     with pytest.raises(FileNotFoundError):
         extract_document(tmp_path / "gone.pdf", **LIMITS)
     with pytest.raises(FileNotFoundError):
         read_in_sandbox(tmp_path / "gone.pdf", **LIMITS)
 
-    assert children() <= before
+    assert our_processes() <= before

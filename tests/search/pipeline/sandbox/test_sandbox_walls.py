@@ -1,6 +1,6 @@
 """What the extractor child can see and touch, tried from inside: a probe confines itself
 exactly as the reader does (confine.confine_child, then the reader's imports, then
-process.put_up_walls) and attempts what code running in a hijacked PDF parser would:
+child.put_up_walls) and attempts what code running in a hijacked PDF parser would:
 read the secret key and another tenant's file, read a sibling's environment, ptrace or
 signal it, reach a local TCP service, append to application code, start a process. Each
 must be refused, as root (CI, containers) and as an ordinary user; its scratch directory
@@ -31,7 +31,7 @@ import ctypes, errno, json, os, signal, socket, sys
 from search.pipeline.sandbox.confine import confine_child
 confine_child(memory_mb=512, cpu_seconds=60)
 from search.pipeline.reader import read_pdf  # what the child imports before its walls
-from search.pipeline.sandbox.process import put_up_walls
+from search.pipeline.sandbox.child import put_up_walls
 walls = put_up_walls()
 target = json.loads(sys.argv[1])
 outcomes = {}

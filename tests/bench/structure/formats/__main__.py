@@ -1,0 +1,3 @@
+from tests.bench.structure.formats import main
+
+main()
