@@ -1,7 +1,7 @@
 """What the cluster run adds to the load test's judgement: the cut worker host's jobs.
 
-- `cut_jobs_back`: each job the host held when it was cut is claimed again by another
-  host within a lease (and a sweep) of the cut, and finished there;
+- `cut_jobs_back`: each job the host held when it was cut is taken back within a lease
+  (and a sweep) of the cut, claimed again soon after, and finished by that later attempt;
 - `nothing_landed`: once the host is back, not one write of its attempts lands: each of
   those attempts stays closed as the takeover closed it (lost, at the takeover's time,
   before the host came back), the job ended by a later attempt, and the refusals the host
@@ -64,36 +64,39 @@ def cut_jobs_back(
     faults: list[Fault], final: Final, host: str, *, lease: float, sweep_every: float
 ) -> Criterion:
     """Taken back within a lease and a sweep of the cut (5 s of slack for a busy machine),
-    claimed again by another host within RECLAIM_LIMIT after that, and succeeded."""
+    claimed again within RECLAIM_LIMIT after that, and succeeded by that later attempt.
+
+    The later claim is usually another host's. On a busy machine the cut host may be back
+    before another host has a free thread and take the job from the queue itself: a fresh
+    claim with a new attempt number, which it may finish. That still shows the takeover
+    worked (the old attempt closed, the job sent again); its count is reported."""
     cut = _cut(faults)
     back_limit = lease + sweep_every + 5.0
     claim_limit = back_limit + RECLAIM_LIMIT
-    name = "The cut-off host's jobs are taken over and finished elsewhere"
+    name = "The cut-off host's jobs are taken over and finished"
     limit = (
         f"taken back <= {back_limit:.0f} s after the cut (a lease, a sweep, 5 s), claimed "
-        f"again <= {claim_limit:.0f} s"
+        f"again <= {claim_limit:.0f} s, succeeded by a later attempt"
     )
     held = cut_attempts(cut, final, host) if cut is not None else []
     if cut is None or not held:
         return Criterion(name, "no worker host was cut off while holding a job", limit, False)
-    back, again, wrong = [], [], []
+    back, again, wrong, at_home = [], [], [], 0
     for attempt in held:
         later = [a for a in final.attempts.get(attempt.job, []) if a.number > attempt.number]
-        # Another host's claim is the takeover. The cut host, back before another host
-        # had a free thread (a busy machine), may claim the job first: that attempt is
-        # fenced like the others (nothing_landed) and neither counts for nor against.
-        others = [a for a in later if not on_host(a.worker, host)]
         back.append(attempt.finished - cut.start if attempt.finished else math.inf)
-        again.append(others[0].started - cut.start if others else math.inf)
+        again.append(later[0].started - cut.start if later else math.inf)
         job = final.jobs.get(attempt.job)
-        finished_elsewhere = bool(later) and not on_host(later[-1].worker, host)
-        if job is None or job.status != "succeeded" or not finished_elsewhere:
+        if job is None or job.status != "succeeded" or not later:
             wrong.append(attempt.job)
+        elif on_host(later[-1].worker, host):
+            at_home += 1
     return Criterion(
         name,
         f"{len(held)} jobs running on {host} at the cut; cut to taken back max "
-        f"{max(back):.1f} s, to claimed again by another host max {max(again):.1f} s; "
-        f"{len(held) - len(wrong)} of {len(held)} then succeeded elsewhere",
+        f"{max(back):.1f} s, to claimed again max {max(again):.1f} s; "
+        f"{len(held) - len(wrong)} of {len(held)} then succeeded "
+        f"({at_home} of them claimed afresh by {host} once back)",
         limit,
         max(back) <= back_limit and max(again) <= claim_limit and not wrong,
         ", ".join(wrong[:5]),

@@ -3,8 +3,8 @@ burst, the scale-out, the faults, drain, judge, report, hosts down.
 
 The judgement is the load test's (tests/bench/loadtest/criteria.py), over what the users
 saw on their host and what the database holds, with the cut worker host's in place of
-the killed worker's: its jobs taken over and finished elsewhere, and not one write of
-its attempts landed once it was back (refusals read from its own /metrics).
+the killed worker's: its jobs taken over and finished by a later attempt, and not one
+write of its attempts landed once it was back (refusals read from its own /metrics).
 """
 
 from __future__ import annotations
