@@ -4,6 +4,8 @@ or never claimed again."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bench.cluster.judge import cut_jobs_back
 from tests.bench.loadtest.collect import AttemptRow, Final, JobRow
 from tests.bench.loadtest.faults import Fault
@@ -27,30 +29,23 @@ def _judge(final: Final) -> tuple[bool, str]:
     return criterion.passed, criterion.figure
 
 
-def test_a_job_another_host_claims_and_finishes_passes() -> None:
+@pytest.mark.parametrize(
+    ("again_on", "afresh"), [("worker1:9:2", 0), ("worker2:7:3", 1)], ids=["other", "cut"]
+)
+def test_a_job_claimed_again_and_finished_passes_whichever_host_claimed_it(
+    again_on: str, afresh: int
+) -> None:
+    """Another host's claim, or the cut host's own fresh claim once it is back (counted)."""
     passed, figure = _judge(
         _job(
             "j",
             "succeeded",
             ("worker2:7:1", 990.0, 1021.0, "lost"),
-            ("worker1:9:2", 1024.0, 1030.0, "succeeded"),
+            (again_on, 1031.0, 1036.0, "succeeded"),
         )
     )
     assert passed, figure
-    assert "0 of them claimed afresh by worker2" in figure
-
-
-def test_a_job_the_cut_host_claims_afresh_once_back_passes_and_is_counted() -> None:
-    passed, figure = _judge(
-        _job(
-            "j",
-            "succeeded",
-            ("worker2:7:1", 990.0, 1021.0, "lost"),
-            ("worker2:7:3", 1031.0, 1036.0, "succeeded"),
-        )
-    )
-    assert passed, figure
-    assert "1 of them claimed afresh by worker2" in figure
+    assert f"{afresh} of them claimed afresh by worker2" in figure
 
 
 def test_a_job_taken_back_too_late_or_never_claimed_again_fails() -> None:
