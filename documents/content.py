@@ -3,9 +3,11 @@ Markdown, as JSON (the document model: pages, and blocks with their kinds, boxes
 source, confidence and table cells) or as plain text.
 
 Streamed block by block from the database, so a document of thousands of pages costs the
-same memory as one of ten. Page furniture is left out of Markdown and text, and kept,
-marked by its kind, in JSON. The answer's ETag names the job that made the version's
-structure and the format: it changes when the version is read again.
+same memory as one of ten. A stream already begun cannot become a 503: a batch whose query
+meets a database restart is read again on a new connection while the database comes back.
+Page furniture is left out of Markdown and text, and kept, marked by its kind, in JSON.
+The answer's ETag names the job that made the version's structure and the format: it
+changes when the version is read again.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.db.models import QuerySet
 
+from config.common.reconnect import when_database_answers
 from documents.models import Document
 from jobs.models import Job, JobStatus
 from search import file_types
@@ -30,7 +34,11 @@ FORMATS = {
     "json": "application/json",
     "text": "text/plain; charset=utf-8",
 }
+Row = TypeVar("Row", Block, DocumentPage)
 ROWS_AT_ONCE = 500  # blocks read from the database at a time
+# Seconds between a batch's tries while the database is away mid-stream (about 7 s in all:
+# a restart takes one or two). Past them the stream breaks off, and the client sees it cut.
+STREAM_WAITS = (0.5, 1.0, 2.0, 4.0)
 
 
 class NotReady(Exception):
@@ -113,7 +121,7 @@ def _in_batches(document_id: uuid.UUID, version: int) -> Iterator[Block]:
     whole result at once), and no query stays open while a slow client reads."""
     after = -1
     while True:
-        batch = list(_blocks(document_id, version).filter(index__gt=after)[:ROWS_AT_ONCE])
+        batch = _batch(_blocks(document_id, version).filter(index__gt=after))
         yield from batch
         if len(batch) < ROWS_AT_ONCE:
             return
@@ -189,11 +197,17 @@ def _pages(document_id: uuid.UUID, version: int) -> Iterator[DocumentPage]:
     pages = DocumentPage.objects.filter(document_id=document_id, version=version)
     after = 0
     while True:
-        batch = list(pages.filter(number__gt=after).order_by("number")[:ROWS_AT_ONCE])
+        batch = _batch(pages.filter(number__gt=after).order_by("number"))
         yield from batch
         if len(batch) < ROWS_AT_ONCE:
             return
         after = batch[-1].number
+
+
+def _batch(rows: QuerySet[Row]) -> list[Row]:
+    """The first ROWS_AT_ONCE of `rows`, read again while the database is away (each
+    slice is a query of its own)."""
+    return when_database_answers(lambda: list(rows[:ROWS_AT_ONCE]), waits=STREAM_WAITS)
 
 
 def _block(block: Block) -> dict:

@@ -15,12 +15,13 @@ from django.utils import timezone
 from dramatiq.common import current_millis
 from dramatiq.middleware import CurrentMessage
 
+from config.common.reconnect import when_database_answers
 from jobs import services
 from jobs.lanes import ROUTES
 from jobs.models import Job, Lane
 from jobs.queue import send_job
 from jobs.worker import processing
-from jobs.worker.reconnect import database_was_away, when_database_answers
+from jobs.worker.reconnect import database_was_away
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ ends is decided here, once: permanent errors fail the job, everything else retri
 Two passing troubles are ridden out inside the attempt instead, because retrying the
 job would throw away its extracted text and send it behind the queue for longer than
 the trouble lasted: a database restart (each write is tried again on a new connection
-while it comes back, jobs/worker/reconnect.py) and a provider asking for a pause (a 429's
+while it comes back, config/common/reconnect.py) and a provider asking for a pause (a 429's
 cool-down, shared by every worker, is waited out for up to
 INGEST_EMBED_MAX_WAIT_SECONDS per attempt, and the same batch sent again).
 """
@@ -31,6 +31,7 @@ from django.db import DatabaseError, InterfaceError, connection, transaction
 from dramatiq.middleware.time_limit import TimeLimitExceeded
 
 from config.common import metrics
+from config.common.reconnect import UNREACHABLE, when_database_answers
 from config.common.unavailable import (
     STORAGE_RETRY_SECONDS,
     STORAGE_WAIT_SECONDS,
@@ -40,7 +41,6 @@ from jobs import services
 from jobs.models import Job, Lane, Stage
 from jobs.worker.document_records import records as documents
 from jobs.worker.lease import LeaseKeeper
-from jobs.worker.reconnect import UNREACHABLE, when_database_answers
 from search.embedding import embed
 from search.embedding.signature import current_signature
 from search.pipeline import layout

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -17,10 +18,17 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.accounts.tokens import issue_token
+from documents import content as contents
 from jobs.models import Job, JobStatus
-from search.models import Chunk
+from search.models import Block, Chunk
 from tests.chaos.conftest import ROOT, openai_env
-from tests.conftest import eventually, pdf_upload, running_worker, wait_until_terminal
+from tests.conftest import (
+    eventually,
+    pdf_upload,
+    processed,
+    running_worker,
+    wait_until_terminal,
+)
 from tests.factories import make_document, make_pdf
 from tests.services import postgres_stopped, restart_postgres
 
@@ -125,6 +133,42 @@ def test_a_job_processing_through_a_restart_rides_it_out_in_the_same_attempt(
     attempts = list(job.attempt_log.values_list("outcome", "error_code"))
     assert attempts == [("succeeded", "")]
     assert Chunk.objects.filter(document_id=job.document_id).count() == job.progress_total
+
+
+@pytest.mark.parametrize("format_", ["markdown", "json"])
+def test_a_content_stream_rides_out_postgres_going_away_mid_stream(
+    alice_client, worker, monkeypatch, caplog, format_
+):
+    """Its status and first bytes are sent: a 503 is no longer possible, and a cut body
+    would be a broken answer. The next batch waits for the database instead."""
+    report = processed(alice_client, make_pdf(pages=6, words_per_page=60))
+    url = f"/api/documents/{report}/content"
+    monkeypatch.setattr(contents, "ROWS_AT_ONCE", 2)  # pages and blocks in many batches
+    whole = b"".join(alice_client.get(url, {"format": format_}).streaming_content)
+
+    answer = alice_client.get(url, {"format": format_})
+    pieces = iter(answer.streaming_content)
+    first = next(pieces)
+    caplog.set_level(logging.WARNING)
+    stopped, back = threading.Event(), threading.Event()
+
+    def away_for_a_while() -> None:
+        with postgres_stopped():
+            stopped.set()
+            time.sleep(2.0)
+        back.set()
+
+    outage = threading.Thread(target=away_for_a_while)
+    outage.start()
+    assert stopped.wait(30)
+    rest = b"".join(pieces)  # the next batch meets no database, and waits for it
+    outage.join(60)
+
+    assert back.is_set()
+    assert answer.status_code == 200
+    assert first + rest == whole
+    assert "database unreachable, trying again" in caplog.text
+    assert Block.objects.filter(document_id=report).count() >= 6, "a body of many batches"
 
 
 def test_a_looping_sweeper_outlives_a_restart_and_sweeps_after_it(alice, worker_env, tmp_path):

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from config.common.reconnect import when_database_answers
 from jobs.webhooks import endpoints
 from jobs.webhooks.models import (
     Delivery,
@@ -32,7 +33,6 @@ from jobs.webhooks.models import (
 )
 from jobs.webhooks.network import addresses, client
 from jobs.webhooks.sending import dispatch, fair_share, signing
-from jobs.worker.reconnect import when_database_answers
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ import itertools
 import math
 from dataclasses import asdict, dataclass
 
+from config.common.reconnect import WAITS
 from config.common.unavailable import STORAGE_RETRY_SECONDS
-from jobs.worker.reconnect import WAITS
 from tests.bench.loadtest.client import Answer
 from tests.bench.loadtest.collect import Final
 from tests.bench.loadtest.faults import Fault
