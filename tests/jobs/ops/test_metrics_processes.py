@@ -178,8 +178,11 @@ def accepted_by_pid(directory: Path, pids: set[int]) -> dict[int, float]:
 
 def expected_counts() -> dict[str, float]:
     """What the counters' deltas must be, from what the database holds now."""
+    succeeded = Job.objects.filter(status=JobStatus.SUCCEEDED).count()
     return {
-        "ingest_job_attempts_total": Job.objects.filter(status=JobStatus.SUCCEEDED).count(),
+        "ingest_job_attempts_total": succeeded,
+        # Observed a moment after the attempt is counted, by the same thread.
+        "ingest_document_time_to_ready_seconds_count": succeeded,
         "ingest_pages_extracted_total": Document.objects.aggregate(n=Sum("page_count"))["n"] or 0,
         "ingest_chunks_stored_total": Chunk.objects.count(),
     }
@@ -189,6 +192,9 @@ def counted(before: Samples, after: Samples) -> dict[str, float]:
     return {
         "ingest_job_attempts_total": delta(
             before, after, "ingest_job_attempts_total", outcome="succeeded"
+        ),
+        "ingest_document_time_to_ready_seconds_count": delta(
+            before, after, "ingest_document_time_to_ready_seconds_count"
         ),
         "ingest_pages_extracted_total": delta(before, after, "ingest_pages_extracted_total"),
         "ingest_chunks_stored_total": delta(before, after, "ingest_chunks_stored_total"),
