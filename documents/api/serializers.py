@@ -5,6 +5,7 @@ from rest_framework import serializers
 from documents import labels
 from documents.models import Document
 from jobs.api.serializers import JobOut
+from search import file_types
 from search.serializers import Cited
 
 
@@ -68,13 +69,15 @@ class UploadIn(VersionIn):
     )
 
 
+_CODES = [f"`{kind.code}`" for kind in file_types.TYPES]
+_TYPE_CODES = f"{', '.join(_CODES[:-1])} or {_CODES[-1]}"
+
+
 class DocumentOut(serializers.ModelSerializer):
     status = serializers.CharField(source="current_job.status", default=None)
     job = JobOut(source="current_job", allow_null=True)
     file_type = serializers.CharField(
-        help_text="What its newest version is, told from its bytes: `pdf`, `png`, `jpeg`, "
-        "`tiff`, `webp`, `docx`, `pptx`, `xlsx`, `odt`, `odp`, `ods`, `html`, `markdown`, "
-        "`text` or `eml`."
+        help_text=f"What its newest version is, told from its bytes: {_TYPE_CODES}."
     )
     media_type = serializers.SerializerMethodField(help_text="That type's media type.")
     paged = serializers.SerializerMethodField(

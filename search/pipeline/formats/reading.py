@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree  # type: ignore[import-untyped]
 
-from search.pipeline.errors import Corrupt
+from search.pipeline.errors import Corrupt, TooManyPages
 from search.pipeline.layout.model import (
     TABLE,
     Block,
@@ -30,6 +30,9 @@ from search.pipeline.page import Attachment
 # A pageless file's one notional page, and where its blocks are on it: nowhere drawn.
 PAGELESS = PageSize(0.0, 0.0)
 NOWHERE = Box(0.0, 0.0, 0.0, 0.0)
+# A slide of a file that does not say its size: PowerPoint's and Impress's default
+# (10 x 7.5 inches).
+DEFAULT_SLIDE = PageSize(720.0, 540.0)
 # Slots a table's grid may have before its empty rows and columns are dropped.
 MAX_GRID = 1_000_000
 
@@ -75,6 +78,14 @@ def parse_xml(data: bytes) -> etree._Element:
         remove_pis=True,
     )
     return etree.fromstring(data, parser=parser)
+
+
+def at_most(count: int, max_pages: int, said: str, parts: str) -> None:
+    """Refuse a file of more `parts` (slides, sheets) than a document may have pages."""
+    if count > max_pages:
+        raise TooManyPages(
+            f"This {said} has {count:,} {parts}, more than the {max_pages:,} a document may have."
+        )
 
 
 def clean(text: str) -> str:

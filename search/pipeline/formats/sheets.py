@@ -19,9 +19,16 @@ import openpyxl  # type: ignore[import-untyped]
 from openpyxl.utils.exceptions import InvalidFileException  # type: ignore[import-untyped]
 from openpyxl.worksheet._reader import WorkSheetParser  # type: ignore[import-untyped]
 
-from search.pipeline.errors import TooComplex, TooManyPages
+from search.pipeline.errors import TooComplex
 from search.pipeline.formats import zipguard
-from search.pipeline.formats.reading import Blocks, FormatReading, clean, damaged_as, pageless
+from search.pipeline.formats.reading import (
+    Blocks,
+    FormatReading,
+    at_most,
+    clean,
+    damaged_as,
+    pageless,
+)
 from search.pipeline.layout.model import HEADING, Cell
 from search.pipeline.page import OnPages
 
@@ -40,7 +47,7 @@ def read_xlsx(fp: BinaryIO, *, max_pages: int, on_pages: OnPages) -> FormatReadi
         book = openpyxl.load_workbook(fp, read_only=True, data_only=True)
         try:
             sheets = [sheet for sheet in book.worksheets if hasattr(sheet, "_get_source")]
-            too_many_sheets(len(sheets), max_pages, SAID)
+            at_most(len(sheets), max_pages, SAID, "sheets")
             on_pages(0, len(sheets))
             blocks, count = Blocks(), Counter(SAID)
             for done, sheet in enumerate(sheets, start=1):
@@ -68,13 +75,6 @@ def _filled(book: openpyxl.Workbook, sheet: object) -> Iterator[tuple[int, int, 
             for cell in row:
                 if cell["value"] is not None and cell["value"] != "":
                     yield row_number - 1, cell["column"] - 1, cell["value"]
-
-
-def too_many_sheets(count: int, max_pages: int, said: str) -> None:
-    if count > max_pages:
-        raise TooManyPages(
-            f"This {said} has {count:,} sheets, more than the {max_pages:,} a document may have."
-        )
 
 
 class Counter:

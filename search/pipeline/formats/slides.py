@@ -24,10 +24,11 @@ from pptx.exc import PythonPptxError
 from pptx.shapes.base import BaseShape
 from pptx.slide import Slide
 
-from search.pipeline.errors import TooManyPages
 from search.pipeline.formats import zipguard
 from search.pipeline.formats.reading import (
+    DEFAULT_SLIDE,
     FormatReading,
+    at_most,
     clean,
     damaged_as,
     parse_xml,
@@ -51,8 +52,6 @@ from search.pipeline.page import OnPages
 
 SAID = "PowerPoint presentation"
 EMU_PER_POINT = 12700
-# PowerPoint's default slide (10 x 7.5 inches), for a file that does not say its size.
-DEFAULT_SIZE = PageSize(720.0, 540.0)
 _TITLES = (PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE)
 _BODIES = (PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER.VERTICAL_BODY)
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -66,10 +65,7 @@ Place = Callable[[float, float], tuple[float, float]]
 def read_pptx(fp: BinaryIO, *, max_pages: int, on_pages: OnPages) -> FormatReading:
     with zipguard.open_checked(fp, SAID) as archive, damaged_as(SAID):
         count = slide_count(archive.read(_main_part(archive)))
-    if count > max_pages:
-        raise TooManyPages(
-            f"This {SAID} has {count:,} slides, more than the {max_pages:,} a document may have."
-        )
+    at_most(count, max_pages, SAID, "slides")
     fp.seek(0)
     with damaged_as(SAID, PythonPptxError):
         deck = pptx.Presentation(fp)
@@ -77,7 +73,7 @@ def read_pptx(fp: BinaryIO, *, max_pages: int, on_pages: OnPages) -> FormatReadi
         size = (
             PageSize(width / EMU_PER_POINT, height / EMU_PER_POINT)
             if width and height
-            else DEFAULT_SIZE
+            else DEFAULT_SLIDE
         )
         on_pages(0, len(deck.slides))
         pages, blocks, texts = [], [], []

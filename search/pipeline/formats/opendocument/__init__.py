@@ -23,12 +23,13 @@ from search.pipeline.formats.opendocument.xml import cell_value, q, table_cells
 from search.pipeline.formats.reading import (
     Blocks,
     FormatReading,
+    at_most,
     clean,
     damaged_as,
     pageless,
     parse_xml,
 )
-from search.pipeline.formats.sheets import Counter, sheet_blocks, too_many_sheets
+from search.pipeline.formats.sheets import Counter, sheet_blocks
 from search.pipeline.page import OnPages
 
 TEXT, SPREADSHEET, PRESENTATION = (
@@ -100,7 +101,7 @@ def read_ods(fp: BinaryIO, *, max_pages: int, on_pages: OnPages) -> FormatReadin
     counter = Counter(SPREADSHEET)
     with damaged_as(SPREADSHEET):
         tables = parts.body("office:spreadsheet").findall(q("table:table"))
-        too_many_sheets(len(tables), max_pages, SPREADSHEET)
+        at_most(len(tables), max_pages, SPREADSHEET, "sheets")
         on_pages(0, len(tables))
         blocks = Blocks()
         for done, table in enumerate(tables, start=1):

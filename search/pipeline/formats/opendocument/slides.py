@@ -17,10 +17,15 @@ from collections.abc import Iterator
 
 from lxml import etree  # type: ignore[import-untyped]
 
-from search.pipeline.errors import TooManyPages
 from search.pipeline.formats.opendocument.text import TextReader
 from search.pipeline.formats.opendocument.xml import points, q
-from search.pipeline.formats.reading import FormatReading, clean, whole_text
+from search.pipeline.formats.reading import (
+    DEFAULT_SLIDE,
+    FormatReading,
+    at_most,
+    clean,
+    whole_text,
+)
 from search.pipeline.formats.sheets import Counter
 from search.pipeline.layout.model import (
     FIGURE,
@@ -37,7 +42,6 @@ from search.pipeline.layout.model import (
 from search.pipeline.page import OnPages
 
 SAID = "OpenDocument presentation"
-DEFAULT_SIZE = PageSize(720.0, 540.0)
 _PAGE, _GROUP, _NOTES = q("draw:page"), q("draw:g"), q("presentation:notes")
 _SHAPES = frozenset(
     q(name)
@@ -57,17 +61,13 @@ def read(
     metadata: dict[str, str],
 ) -> FormatReading:
     slides = presentation.findall(_PAGE)
-    if len(slides) > max_pages:
-        raise TooManyPages(
-            f"This {SAID} has {len(slides):,} slides, more than the {max_pages:,} a "
-            "document may have."
-        )
+    at_most(len(slides), max_pages, SAID, "slides")
     on_pages(0, len(slides))
     sizes = _sizes(styles)
     counter = Counter(SAID)
     pages, blocks, texts = [], [], []
     for number, slide in enumerate(slides, start=1):
-        size = sizes.get(slide.get(q("draw:master-page-name"), ""), DEFAULT_SIZE)
+        size = sizes.get(slide.get(q("draw:master-page-name"), ""), DEFAULT_SLIDE)
         found = _slide(slide, number, size, parents, counter)
         pages.append(size)
         blocks.extend(found)
