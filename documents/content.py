@@ -115,17 +115,23 @@ def stream(content: Content, format_: str) -> Iterator[str]:
 
 
 def _in_batches(document_id: uuid.UUID, version: int) -> Iterator[Block]:
-    """The version's blocks in order, ROWS_AT_ONCE at a time, each batch a query of its own
-    from where the last ended: memory stays flat whether or not the connection may hold a
-    server-side cursor (a pooler in transaction mode may not, and Django then reads a
-    whole result at once), and no query stays open while a slow client reads."""
+    """The version's blocks in order, ROWS_AT_ONCE at a time (`_in_order`)."""
+    return _in_order(Block.objects.filter(document_id=document_id, version=version), "index")
+
+
+def _in_order(rows: QuerySet[Row], key: str) -> Iterator[Row]:
+    """`rows` in `key` order (a non-negative number), ROWS_AT_ONCE at a time, each batch
+    a query of its own from where the last ended: memory stays flat whether or not the
+    connection may hold a server-side cursor (a pooler in transaction mode may not, and
+    Django then reads a whole result at once), and no query stays open while a slow
+    client reads."""
     after = -1
     while True:
-        batch = _batch(_blocks(document_id, version).filter(index__gt=after))
+        batch = _batch(rows.filter(**{f"{key}__gt": after}).order_by(key))
         yield from batch
         if len(batch) < ROWS_AT_ONCE:
             return
-        after = batch[-1].index
+        after = getattr(batch[-1], key)
 
 
 def _markdown(blocks: Iterator[Block], *, paged: bool = True) -> Iterator[str]:
@@ -193,15 +199,9 @@ def _json(content: Content, blocks: Iterator[Block]) -> Iterator[str]:
 
 
 def _pages(document_id: uuid.UUID, version: int) -> Iterator[DocumentPage]:
-    """The version's pages in order, in batches as `_in_batches` reads blocks."""
+    """The version's pages in order, in batches as blocks are read."""
     pages = DocumentPage.objects.filter(document_id=document_id, version=version)
-    after = 0
-    while True:
-        batch = _batch(pages.filter(number__gt=after).order_by("number"))
-        yield from batch
-        if len(batch) < ROWS_AT_ONCE:
-            return
-        after = batch[-1].number
+    return _in_order(pages, "number")
 
 
 def _batch(rows: QuerySet[Row]) -> list[Row]:

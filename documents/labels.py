@@ -113,6 +113,11 @@ def clean_key(raw: object, field: str = "metadata") -> str:
     return raw
 
 
+def metadata_bytes(metadata: Mapping) -> int:
+    """The size MAX_METADATA_BYTES bounds: compact JSON, as UTF-8."""
+    return len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":")).encode())
+
+
 def clean_metadata(raw: object) -> dict[str, str | int | float | bool]:
     """The metadata to store: a flat object of strings, numbers and booleans, at most
     MAX_METADATA_BYTES of compact JSON."""
@@ -143,7 +148,7 @@ def clean_metadata(raw: object) -> dict[str, str | int | float | bool]:
                     ]
                 }
             )
-    size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode())
+    size = metadata_bytes(raw)
     if size > MAX_METADATA_BYTES:
         raise ValidationError(
             {"metadata": [f"At most {MAX_METADATA_BYTES:,} bytes of JSON; this has {size:,}."]}

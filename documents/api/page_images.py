@@ -16,7 +16,6 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from config.accounts.authentication import signed_in_user
-from config.common.unavailable import storage_unavailable
 from config.http.api_errors import Refused
 from documents import pages
 from documents.api import docs, serving
@@ -124,14 +123,5 @@ def _drawn(found: Content, number: int, width: int) -> bytes:
             status_code=503,
             code="render_unavailable",
             detail=f"Page {number} could not be drawn just now ({exc.detail}); try again.",
-            retry_after=5,
-        ) from exc
-    except Exception as exc:
-        if not storage_unavailable(exc):
-            raise
-        raise Refused(
-            status_code=503,
-            code="storage_unavailable",
-            detail="The file storage did not answer; try again in a moment.",
             retry_after=5,
         ) from exc

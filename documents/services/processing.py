@@ -3,7 +3,6 @@ web process read, the page count, what the file says of itself, its attachments 
 documents of their own, and the version search serves."""
 
 import hashlib
-import json
 import uuid
 from pathlib import Path
 
@@ -76,7 +75,7 @@ def record_what_it_says(*, document_id: uuid.UUID, version: int, said: dict[str,
         merged = dict(document.metadata)
         for key, value in said.items():
             merged.setdefault(key[: labels.MAX_KEY_CHARS], value[:SAID_VALUE_CHARS])
-            if len(json.dumps(merged, separators=(",", ":"))) > labels.MAX_METADATA_BYTES:
+            if labels.metadata_bytes(merged) > labels.MAX_METADATA_BYTES:
                 merged.pop(key[: labels.MAX_KEY_CHARS], None)
                 break
         if merged != document.metadata:

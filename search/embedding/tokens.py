@@ -15,18 +15,6 @@ from search.embedding import local_provider
 from search.embedding.hashing import words
 from search.embedding.ratelimit import estimate_tokens
 
-# How each provider's count is made, for the API's docs and answers.
-COUNTED_BY = {
-    "hashing": "words",
-    "local": "tokenizer",
-    "openai": "estimate",
-}
-
-
-def counted_by() -> str:
-    """How `token_counts` counts for the configured provider."""
-    return COUNTED_BY[settings.INGEST_EMBED_PROVIDER]
-
 
 def token_counts(texts: Sequence[str]) -> list[int]:
     """Each text's length in tokens of the configured embedding."""

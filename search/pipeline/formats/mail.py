@@ -22,7 +22,7 @@ from search.pipeline.formats.text import text_blocks
 from search.pipeline.layout.model import TITLE
 
 MAX_ATTACHMENTS = 100
-_HEADERS = (("from", "from"), ("to", "to"), ("cc", "cc"), ("subject", "subject"))
+_HEADERS = ("from", "to", "cc", "subject")
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f/\\]")
 
 
@@ -56,10 +56,10 @@ def _body_blocks(part: Message) -> Blocks:
 
 def _metadata(message: EmailMessage) -> dict[str, str]:
     found = {}
-    for name, key in _HEADERS:
+    for name in _HEADERS:
         value = clean(str(_header(message, name) or ""))
         if value:
-            found[key] = value
+            found[name] = value
     when = getattr(_header(message, "date"), "datetime", None)
     if when is not None:
         found["date"] = when.isoformat()

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, BinaryIO
 
+from search import file_types
 from search.pipeline.errors import ExtractTimeout, NoSuchPage, PermanentError, TooComplex
 from search.pipeline.page import OcrOrder, Scanned
 from search.pipeline.sandbox import landlock
@@ -46,9 +47,9 @@ if TYPE_CHECKING:  # the engine and the readers are loaded under the limits only
     from search.pipeline.layout.model import Ink, Structure
     from search.pipeline.ocr import Engine
 
-# The types read as images (search/file_types.py), and the most pixels a page image of
-# one may be decoded at to be drawn (the OCR lane's own cap is INGEST_OCR_MAX_PIXELS).
-IMAGE_TYPES = {"png", "jpeg", "tiff", "webp"}
+# The types read as images (read by OCR), and the most pixels a page image of one may be
+# decoded at to be drawn (the OCR lane's own cap is INGEST_OCR_MAX_PIXELS).
+IMAGE_TYPES = frozenset(kind.code for kind in file_types.TYPES if kind.ocr)
 DRAWN_IMAGE_PIXELS = 40_000_000
 
 

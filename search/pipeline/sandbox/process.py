@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import BinaryIO, cast
 
 import psutil
 
@@ -50,9 +50,6 @@ from search.pipeline.sandbox.endings import (
     picture_or_error,
     reading_or_error,
 )
-
-if TYPE_CHECKING:  # the engine and the readers are loaded in the child only
-    pass
 
 log = logging.getLogger(__name__)
 

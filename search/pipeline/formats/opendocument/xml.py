@@ -85,13 +85,27 @@ def _count(value: str | None) -> int:
 Placed = tuple[int, int, etree._Element, bool]
 
 
+# Table tags and attributes, named once: they are compared for every row and cell.
+_ROWS_REPEATED = q("table:number-rows-repeated")
+_ROW = q("table:table-row")
+_HEADER_ROWS = q("table:table-header-rows")
+_ROWS = q("table:table-rows")
+_ROW_GROUP = q("table:table-row-group")
+_CELL = q("table:table-cell")
+_COVERED = q("table:covered-table-cell")
+_COLUMNS_REPEATED = q("table:number-columns-repeated")
+_VALUE_TYPE = q("office:value-type")
+_ROWS_SPANNED = q("table:number-rows-spanned")
+_COLUMNS_SPANNED = q("table:number-columns-spanned")
+
+
 def table_cells(table: etree._Element) -> Iterator[Placed]:
     """The cells of a table that hold something, with their row and column, repeats
     unrolled. A repeated run of empty cells or rows only moves the count on: spreadsheets
     end every sheet with a million of them."""
     row = 0
     for element, header in _rows(table, header=False):
-        repeat = _count(element.get(q("table:number-rows-repeated")))
+        repeat = _count(element.get(_ROWS_REPEATED))
         cells = list(_row_cells(element))
         if not cells:
             row += repeat
@@ -104,21 +118,21 @@ def table_cells(table: etree._Element) -> Iterator[Placed]:
 
 def _rows(container: etree._Element, *, header: bool) -> Iterator[tuple[etree._Element, bool]]:
     for child in container:
-        if child.tag == q("table:table-row"):
+        if child.tag == _ROW:
             yield child, header
-        elif child.tag == q("table:table-header-rows"):
+        elif child.tag == _HEADER_ROWS:
             yield from _rows(child, header=True)
-        elif child.tag in (q("table:table-rows"), q("table:table-row-group")):
+        elif child.tag in (_ROWS, _ROW_GROUP):
             yield from _rows(child, header=header)
 
 
 def _row_cells(row: etree._Element) -> Iterator[tuple[int, etree._Element]]:
     column = 0
     for cell in row:
-        if cell.tag not in (q("table:table-cell"), q("table:covered-table-cell")):
+        if cell.tag not in (_CELL, _COVERED):
             continue
-        repeat = _count(cell.get(q("table:number-columns-repeated")))
-        if cell.tag == q("table:covered-table-cell") or _empty(cell):
+        repeat = _count(cell.get(_COLUMNS_REPEATED))
+        if cell.tag == _COVERED or _empty(cell):
             column += repeat
             continue
         for _ in range(repeat):
@@ -127,9 +141,7 @@ def _row_cells(row: etree._Element) -> Iterator[tuple[int, etree._Element]]:
 
 
 def _empty(cell: etree._Element) -> bool:
-    return cell.get(q("office:value-type")) is None and not any(
-        text.strip() for text in cell.itertext()
-    )
+    return cell.get(_VALUE_TYPE) is None and not any(text.strip() for text in cell.itertext())
 
 
 def cell_text(cell: etree._Element) -> str:
@@ -139,15 +151,15 @@ def cell_text(cell: etree._Element) -> str:
 def spans(cell: etree._Element) -> tuple[int, int]:
     """(rows, columns) the cell spans."""
     return (
-        min(_count(cell.get(q("table:number-rows-spanned"))), MAX_SPAN),
-        min(_count(cell.get(q("table:number-columns-spanned"))), MAX_SPAN),
+        min(_count(cell.get(_ROWS_SPANNED)), MAX_SPAN),
+        min(_count(cell.get(_COLUMNS_SPANNED)), MAX_SPAN),
     )
 
 
 def cell_value(cell: etree._Element) -> object:
     """A spreadsheet cell's value as its type says: a number, a date, a truth value, or
     the text it shows (currency, percentages and the rest)."""
-    kind = cell.get(q("office:value-type"))
+    kind = cell.get(_VALUE_TYPE)
     try:
         if kind == "float":
             return float(cell.get(q("office:value"), ""))
