@@ -96,6 +96,24 @@ def worker(broker) -> Iterator[dramatiq.Worker]:
         yield worker
 
 
+@pytest.fixture
+def no_other_workers(db) -> None:
+    """No worker process beating into the test database when the test starts, for tests
+    that count live workers' threads. A server an earlier test file stopped after its last
+    flush may have beaten once more; killed, it counts as alive until its beat is
+    heartbeat.silence_seconds() late. Fails, naming them, if some still beat after that."""
+    from jobs.models import WorkerProcess
+    from jobs.worker import heartbeat
+
+    deadline = time.monotonic() + heartbeat.silence_seconds() + 15
+    while heartbeat.alive().exists():
+        if time.monotonic() > deadline:
+            rows = list(heartbeat.alive().values("name", "threads", "queues", "beat_at"))
+            pytest.fail(f"worker processes still beat into the test database: {rows}")
+        time.sleep(0.5)
+    WorkerProcess.objects.all().delete()
+
+
 def processed(client, content: bytes, name: str = "report.pdf") -> str:
     """The id of a document `client` uploads, once its job succeeded (a worker must run)."""
     sent = client.post("/api/documents/", {"file": pdf_upload(content, name)}).json()

@@ -78,27 +78,32 @@ def alive() -> "QuerySet[WorkerProcess]":
 
 
 class WorkerHeartbeat(Middleware):
+    """One beating thread per worker booted, each with its own stop. One process boots one
+    worker; a test process boots many in turn, and a thread still finishing the last
+    worker's write must not be woken again by the next worker's boot."""
+
     def __init__(self) -> None:
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._beats: dict[int, tuple[threading.Event, threading.Thread]] = {}
 
     def after_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
         queues = sorted(worker.consumer_whitelist or broker.get_declared_queues())
-        self._stop.clear()
-        self._thread = threading.Thread(
+        stop = threading.Event()
+        thread = threading.Thread(
             target=self._beat,
-            args=(worker.worker_threads, queues),
+            args=(stop, worker.worker_threads, queues),
             name="worker-heartbeat",
             daemon=True,
         )
-        self._thread.start()
+        self._beats[id(worker)] = (stop, thread)
+        thread.start()
 
     def before_worker_shutdown(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        stop, thread = self._beats.pop(id(worker), (None, None))
+        if stop is not None and thread is not None:
+            stop.set()
+            thread.join(timeout=5)
 
-    def _beat(self, threads: int, queues: list[str]) -> None:
+    def _beat(self, stop: threading.Event, threads: int, queues: list[str]) -> None:
         from jobs.models import WorkerProcess
 
         name, started = process_name(), timezone.now()
@@ -119,7 +124,7 @@ class WorkerHeartbeat(Middleware):
                     log.warning("could not write this worker's heartbeat", exc_info=True)
                     reached_since = None
                     connection.close()
-                if self._stop.wait(min(CHECK_SECONDS, beat_every)):
+                if stop.wait(min(CHECK_SECONDS, beat_every)):
                     break
             WorkerProcess.objects.filter(name=name).delete()
         except Exception:

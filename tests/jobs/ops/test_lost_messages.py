@@ -13,7 +13,7 @@ from jobs.ops import lost_messages
 from jobs.worker import heartbeat
 from tests.factories import make_document
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_other_workers")]
 
 
 def worker(threads: int = 4, queues: tuple[str, ...] = ("fast", "fast-resume")) -> str:

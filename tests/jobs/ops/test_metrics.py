@@ -45,7 +45,7 @@ def test_counters_follow_the_uploads_and_the_jobs(alice_client, broker):
     assert delta(before, after, "ingest_chunks_stored_total") == Chunk.objects.count() > 3
 
 
-def test_the_database_gauges_say_what_the_database_holds(alice_client, broker):
+def test_the_database_gauges_say_what_the_database_holds(alice_client, broker, no_other_workers):
     answer = post(alice_client, *(pdf_upload(make_pdf(seed=n), f"d{n}.pdf") for n in range(4)))
     job_ids = [result["job_id"] for result in answer["results"]]
 
