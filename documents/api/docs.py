@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
 from documents import labels
+from documents.acceptance import NOT_A_PDF
 from documents.api.serializers import (
     DocumentDetailOut,
     DocumentOut,
@@ -17,7 +18,6 @@ from documents.api.serializers import (
     UploadResultOut,
     VersionIn,
 )
-from documents.front_door.validation import NOT_A_PDF
 
 # Uploads and direct uploads take it alike (documents.api.views.answered_once).
 IDEMPOTENCY_KEY = OpenApiParameter(

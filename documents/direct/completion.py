@@ -13,6 +13,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config.common import metrics
+from documents.acceptance import (
+    HEAD_BYTES,
+    Rejection,
+    decide,
+    too_large,
+)
 from documents.direct.bucket import (
     arrival_name,
     error_code,
@@ -24,12 +30,6 @@ from documents.direct.bucket import (
 from documents.direct.starting import part_sizes
 from documents.front_door import quotas
 from documents.front_door.refusal import Refusal
-from documents.front_door.validation import (
-    HEAD_BYTES,
-    Rejection,
-    decide,
-    too_large,
-)
 from documents.models import DirectUpload, DirectUploadStatus, Document
 from documents.services.insert import insert_document_with_job
 from documents.services.uploads import UNVERIFIED_SHA256, Accepted, duplicate_of

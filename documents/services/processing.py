@@ -3,6 +3,7 @@ web process read, the page count, what the file says of itself, its attachments 
 documents of their own, and the version search serves."""
 
 import hashlib
+import logging
 import uuid
 from pathlib import Path
 
@@ -13,12 +14,15 @@ from django.db import (
 )
 
 from documents import labels
+from documents.acceptance import EMPTY, decide
 from documents.models import Document
 from documents.services import uploads
 from documents.services.uploads import UNVERIFIED_SHA256
 from search import file_types
 from search.file_types import FileType
 from search.pipeline.page import Attachment
+
+log = logging.getLogger(__name__)
 
 
 def check_sha256(*, document_id: uuid.UUID, path: Path) -> str | None:
@@ -86,7 +90,8 @@ def add_attachments(*, document_id: uuid.UUID, version: int, attachments: list[A
     """Each attachment of a message made a document of its own, linked to the message
     (`parent`) and read by its own type's job. Safe to repeat: identical bytes are one
     document per owner, so a retry makes none twice. A type the service does not read is
-    left out, as the front door would refuse it. Returns how many are new documents."""
+    left out, as the front door would refuse it (documents.acceptance: a type not read, text
+    misnamed, text past its own limit). Returns how many are new documents."""
     message = (
         Document.objects.select_related("owner", "current_job")
         .filter(id=document_id, version=version)
@@ -97,13 +102,12 @@ def add_attachments(*, document_id: uuid.UUID, version: int, attachments: list[A
     made = 0
     for attachment in attachments:
         name = attachment.filename or "attachment"
-        found = file_types.detect(attachment.data[: file_types.HEAD_BYTES], name=name)
-        # What the front door takes (validation.decide): a type read, not text misnamed.
-        if not attachment.data or not isinstance(found, FileType):
+        data = attachment.data
+        found = decide(data[: file_types.HEAD_BYTES], name, len(data)) if data else EMPTY
+        if not isinstance(found, FileType):
+            log.info("attachment %r of %s left out: %s", name, document_id, found.detail)
             continue
-        if file_types.mislabelled(found, name):
-            continue
-        upload = SimpleUploadedFile(name, attachment.data)
+        upload = SimpleUploadedFile(name, data)
         setattr(upload, "file_type", found)  # noqa: B010 - as the upload handler hands it on
         accepted = uploads.create_upload(
             owner=message.owner,

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from documents.front_door.validation import Rejection, decide
+from documents.acceptance import Rejection, decide
 from search import file_types
 from search.pipeline.errors import PermanentError, TransientError
 from search.pipeline.extract import Extracted, pages_to_index, read_document

@@ -8,9 +8,8 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.files.uploadhandler import StopFutureHandlers
 
+from documents.acceptance import MAGIC_WINDOW, PDF_MAGIC
 from documents.front_door.validation import (
-    MAGIC_WINDOW,
-    PDF_MAGIC,
     GuardedUploadHandler,
     RejectedFile,
     RequestTooLarge,
