@@ -271,6 +271,9 @@ def _done_said(target: str) -> str:
 
 def _floor(target: str) -> tuple[float | None, str]:
     """The embedding's floor and how it was had; None and why, when it could not be."""
+    fitted = floors.FITTED.get(target)
+    if fitted is not None:  # search takes the fitted line and never a measured floor
+        return fitted.one_word, f"floor fitted beforehand ({fitted.one_word:.2f} for one word)"
     kept = floors.measured(target)
     if kept is not None:
         return kept, f"floor kept at {kept:.2f}, measured before"

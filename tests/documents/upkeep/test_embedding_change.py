@@ -23,6 +23,7 @@ from documents.upkeep import embedding_change
 from jobs import sweeper
 from jobs.models import Job, JobStatus
 from search.models import Chunk, SimilarityFloor
+from search.retrieval import floors
 from tests.conftest import pdf_upload, running_worker, wait_until_terminal
 from tests.factories import make_document, make_pdf
 from tests.fakes.openai_server import vector_for
@@ -312,3 +313,22 @@ def test_a_new_sweeper_says_where_the_catch_up_stands(alice, broker, caplog):
         )
         == 1
     )
+
+
+def test_an_embedding_with_a_fitted_floor_is_not_measured(alice, broker, monkeypatch, caplog):
+    """The packaged model's floor is a line fitted beforehand (search/retrieval/floors.py),
+    which search takes over any measured one: the catch-up's end measures nothing."""
+    line = floors.WordsFloor(one_word=0.41, per_word=0.02)
+    monkeypatch.setitem(floors.FITTED, OPENAI, line)
+    ready(alice, OPENAI)
+    now = timezone.now()
+    EmbeddingChange.objects.create(
+        signature=OPENAI, started_at=now, finished_at=now, total=1, done=1
+    )
+
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        embedding_change._measure_floor(OPENAI)
+
+    assert EmbeddingChange.objects.get(signature=OPENAI).floor == 0.41
+    assert not SimilarityFloor.objects.exists()  # no calibration's queries were asked
+    assert "floor fitted beforehand (0.41 for one word)" in said(caplog)
