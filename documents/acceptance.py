@@ -12,8 +12,6 @@ from config.common import humanize
 from search import file_types
 from search.file_types import FileType
 
-PDF_MAGIC = b"%PDF-"
-MAGIC_WINDOW = 1024  # the PDF header may follow some junk; pdfminer looks this far too
 HEAD_BYTES = file_types.HEAD_BYTES  # what the type is decided on
 # What the refusals list as read.
 READ_TYPES = (
@@ -53,7 +51,7 @@ TEXT_TYPES = (file_types.HTML, file_types.MARKDOWN, file_types.TEXT)
 EMPTY = Rejection("empty", "The file is empty.", 400)
 NOT_A_PDF = Rejection(
     "not_a_pdf",
-    f"The file is not a PDF: no %PDF- header in its first {MAGIC_WINDOW} bytes.",
+    f"The file is not a PDF: no %PDF- header in its first {file_types.PDF_MAGIC_WINDOW} bytes.",
     415,
 )
 LEGACY = Rejection(
@@ -107,7 +105,7 @@ def not_a_pdf(head: bytes) -> Rejection:
     if said is None:
         return NOT_A_PDF
     if found in (file_types.TEXT, file_types.MARKDOWN):  # a PDF after too much junk?
-        said = f"plain text, with no %PDF- header in its first {MAGIC_WINDOW} bytes"
+        said = f"plain text, with no %PDF- header in its first {file_types.PDF_MAGIC_WINDOW} bytes"
     return Rejection(
         NOT_A_PDF.code,
         f"Its name says PDF, but it is not one (it looks like {said}).",

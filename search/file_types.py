@@ -20,6 +20,9 @@ from dataclasses import dataclass
 
 # How much of a file's start is looked at: enough for a ZIP's first entries' names.
 HEAD_BYTES = 4096
+# A PDF's header, which may follow some junk: pdfminer looks this far for it too.
+PDF_MAGIC = b"%PDF-"
+PDF_MAGIC_WINDOW = 1024
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,7 @@ def detect(head: bytes, *, name: str = "") -> FileType | Unsupported:
     shorter file), or Unsupported saying what it looks like. `name` is consulted only
     between Markdown and plain text, which the bytes cannot always tell apart: a ".md"
     file with no Markdown mark in its start is still Markdown."""
-    if b"%PDF-" in head[:1024]:
+    if PDF_MAGIC in head[:PDF_MAGIC_WINDOW]:
         return PDF
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return PNG

@@ -8,7 +8,6 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.files.uploadhandler import StopFutureHandlers
 
-from documents.acceptance import MAGIC_WINDOW, PDF_MAGIC
 from documents.front_door.validation import (
     GuardedUploadHandler,
     RejectedFile,
@@ -16,6 +15,7 @@ from documents.front_door.validation import (
 )
 from documents.models import Document
 from jobs.models import JobStatus
+from search.file_types import PDF_MAGIC, PDF_MAGIC_WINDOW
 from tests.conftest import pdf_upload, wait_until_terminal
 from tests.factories import make_pdf
 
@@ -59,8 +59,8 @@ def test_not_a_pdf_means_no_pdf_header_in_the_first_kilobyte_as_its_message_says
     alice_client, broker
 ):
     junk = b"\r\n junk before the header \r\n" * 100
-    header_ends_the_window = junk[: MAGIC_WINDOW - len(PDF_MAGIC)] + make_pdf()
-    header_one_byte_later = junk[: MAGIC_WINDOW - len(PDF_MAGIC) + 1] + make_pdf()
+    header_ends_the_window = junk[: PDF_MAGIC_WINDOW - len(PDF_MAGIC)] + make_pdf()
+    header_one_byte_later = junk[: PDF_MAGIC_WINDOW - len(PDF_MAGIC) + 1] + make_pdf()
 
     accepted = post(alice_client, pdf_upload(header_ends_the_window, "late-header.pdf"))
     refused = post(alice_client, pdf_upload(header_one_byte_later, "too-late.pdf"))
