@@ -49,10 +49,15 @@ def too_large(kind: FileType | None = None) -> Rejection:
 # Types whose reader holds the whole text at once: a smaller limit of their own.
 TEXT_TYPES = (file_types.HTML, file_types.MARKDOWN, file_types.TEXT)
 EMPTY = Rejection("empty", "The file is empty.", 400)
-NOT_A_PDF = Rejection(
-    "not_a_pdf",
-    f"The file is not a PDF: no %PDF- header in its first {file_types.PDF_MAGIC_WINDOW} bytes.",
-    415,
+_NO_HEADER = (
+    f"no {file_types.PDF_MAGIC.decode()} header in its first {file_types.PDF_MAGIC_WINDOW} bytes"
+)
+NOT_A_PDF = Rejection("not_a_pdf", f"The file is not a PDF: {_NO_HEADER}.", 415)
+# A file named .pdf whose bytes are words only (a PDF after too much junk?).
+TEXT_NAMED_PDF = Rejection(
+    NOT_A_PDF.code,
+    f"Its name says PDF, but it is not one (it looks like plain text, with {_NO_HEADER}).",
+    NOT_A_PDF.http_status,
 )
 LEGACY = Rejection(
     "legacy_office_format",
@@ -86,7 +91,7 @@ def decide(head: bytes, name: str, size: int = 0) -> FileType | Rejection:
         return LEGACY if found.legacy else unsupported_type(found.said)
     if file_types.mislabelled(found, name):
         if suffix == ".pdf":
-            return not_a_pdf(head)
+            return TEXT_NAMED_PDF
         return Rejection(
             "unsupported_type",
             f"The file is named {suffix} but holds only text: it may be damaged. Send the "
@@ -96,18 +101,3 @@ def decide(head: bytes, name: str, size: int = 0) -> FileType | Rejection:
     if found in TEXT_TYPES and size > size_limit(found):  # read whole: a limit of its own
         return too_large(found)
     return found
-
-
-def not_a_pdf(head: bytes) -> Rejection:
-    """NOT_A_PDF for a file named .pdf with no PDF header, saying what it looks like."""
-    found = file_types.detect(head)
-    said = found.said
-    if said is None:
-        return NOT_A_PDF
-    if found in (file_types.TEXT, file_types.MARKDOWN):  # a PDF after too much junk?
-        said = f"plain text, with no %PDF- header in its first {file_types.PDF_MAGIC_WINDOW} bytes"
-    return Rejection(
-        NOT_A_PDF.code,
-        f"Its name says PDF, but it is not one (it looks like {said}).",
-        NOT_A_PDF.http_status,
-    )
